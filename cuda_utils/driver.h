@@ -1,0 +1,35 @@
+// Driver API entry points reached through the runtime (cudaGetDriverEntryPointByVersion), so no
+// Encore binary links libcuda and every binary starts on a machine without a driver.
+//
+// Example:
+//   ENCORE_ASSIGN_OR_RETURN(encore::DriverApi api, encore::DriverApi::Load());
+//   CUtensorMap map;
+//   ENCORE_RETURN_IF_CUDA_ERROR(api.tensor_map_encode_tiled(&map, ...), "encode A map");
+#ifndef ENCORE_CUDA_UTILS_DRIVER_H_
+#define ENCORE_CUDA_UTILS_DRIVER_H_
+
+#include <cuda.h>
+
+#include "absl/status/statusor.h"
+
+namespace encore {
+
+// A small table of driver functions. Plain value type: copy it freely; it holds no state beyond
+// the function pointers.
+struct DriverApi {
+  using TensorMapEncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
+                                              void*, const cuuint64_t*, const cuuint64_t*,
+                                              const cuuint32_t*, const cuuint32_t*,
+                                              CUtensorMapInterleave, CUtensorMapSwizzle,
+                                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+  TensorMapEncodeTiledFn tensor_map_encode_tiled = nullptr;
+
+  // Resolves every entry point (CUDA 12.0 ABI versions). FailedPrecondition naming the symbol if
+  // the driver lacks one, or "no CUDA device" when there is no driver at all.
+  [[nodiscard]] static absl::StatusOr<DriverApi> Load();
+};
+
+}  // namespace encore
+
+#endif  // ENCORE_CUDA_UTILS_DRIVER_H_

@@ -1,0 +1,65 @@
+#include "cuda_utils/raii.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cuda_utils/status.h"
+
+namespace encore {
+namespace internal {
+void StreamDeleter::Destroy(cudaStream_t s) { (void)cudaStreamDestroy(s); }
+void EventDeleter::Destroy(cudaEvent_t e) { (void)cudaEventDestroy(e); }
+void GraphDeleter::Destroy(cudaGraph_t g) { (void)cudaGraphDestroy(g); }
+void GraphExecDeleter::Destroy(cudaGraphExec_t e) { (void)cudaGraphExecDestroy(e); }
+}  // namespace internal
+
+absl::StatusOr<Stream> Stream::Create(int priority) {
+  cudaStream_t s = nullptr;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
+                              "cudaStreamCreateWithPriority");
+  return Stream(s);
+}
+
+absl::StatusOr<Event> Event::Create(bool timing) {
+  cudaEvent_t e = nullptr;
+  ENCORE_RETURN_IF_CUDA_ERROR(
+      cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming),
+      "cudaEventCreateWithFlags");
+  return Event(e);
+}
+
+absl::StatusOr<Graph> Graph::Create() {
+  cudaGraph_t g = nullptr;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+  return Graph(g);
+}
+
+absl::StatusOr<GraphExec> GraphExec::Instantiate(cudaGraph_t graph) {
+  cudaGraphExec_t e = nullptr;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphInstantiate(&e, graph, 0), "cudaGraphInstantiate");
+  return GraphExec(e);
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_ != nullptr) (void)cudaFree(ptr_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_ != nullptr) (void)cudaFree(ptr_);
+}
+
+absl::StatusOr<DeviceBuffer> DeviceBuffer::Create(size_t bytes) {
+  DeviceBuffer b;
+  if (bytes == 0) return b;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaMalloc(&b.ptr_, bytes),
+                              absl::StrCat("cudaMalloc(", bytes, " bytes)"));
+  b.size_ = bytes;
+  return b;
+}
+
+}  // namespace encore

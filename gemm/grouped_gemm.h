@@ -1,0 +1,68 @@
+// NVFP4 grouped GEMM on Hopper (sm_90a): the host entry points.
+//
+// Nvfp4GroupedGemm is the long-lived runner: it reads the device facts once, resolves driver
+// entry points, caches encoded tensor maps by (pointer, rows, K), and turns GroupedGemmArguments
+// into a LaunchPlan (device-ready, parameters by value) without allocating once warm. The free
+// function GroupedGemm() is the plain cold path: it builds a runner, prepares and launches.
+//
+// Thread safety: Prepare/Run/Launch may be called concurrently from several threads (the tensor
+// map cache is guarded by a mutex); CanImplement is const and lock-free.
+//
+// Example:
+//   ENCORE_ASSIGN_OR_RETURN(auto gemm, encore::gemm::Nvfp4GroupedGemm::Create());
+//   ENCORE_RETURN_IF_ERROR(gemm->Run(args, stream));            // direct launch
+//   encore::gemm::LaunchPlan plan;
+//   ENCORE_RETURN_IF_ERROR(gemm->Prepare(args, &plan));          // for a graph kernel node
+#ifndef ENCORE_GEMM_GROUPED_GEMM_H_
+#define ENCORE_GEMM_GROUPED_GEMM_H_
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gemm/launch.h"
+#include "gemm/problem.h"
+
+namespace encore::gemm {
+
+struct RunnerOptions {
+  int device = -1;                              // -1: current device
+  size_t tensor_map_cache_capacity = 4096;      // encoded maps kept (LRU beyond)
+};
+
+class Nvfp4GroupedGemm {
+ public:
+  // FailedPrecondition "no CUDA device ..." without a GPU; FailedPrecondition naming the compute
+  // capability found and the ones supported (9.0) on any other GPU.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Create(
+      RunnerOptions options = {});
+  virtual ~Nvfp4GroupedGemm() = default;
+
+  // Validate() plus the limits of the built kernels (tile count, parameter block size); the
+  // status says why not.
+  [[nodiscard]] virtual absl::Status CanImplement(const GroupedGemmArguments& args) const = 0;
+
+  // Fills `plan`. kind = kAuto chooses by tile count (heuristics in gemm/heuristics.h).
+  [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
+                                             KernelKind kind = KernelKind::kAuto) = 0;
+
+  // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported).
+  [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
+                                            bool pdl = false) const = 0;
+
+  // Prepare + Launch through a per-thread scratch plan.
+  [[nodiscard]] virtual absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
+                                         KernelKind kind = KernelKind::kAuto) = 0;
+
+  virtual int sm_count() const = 0;
+};
+
+// Cold path: create a runner, encode tensor maps, prepare and launch (asynchronous on `stream`).
+[[nodiscard]] absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream,
+                                       KernelKind kind = KernelKind::kAuto);
+
+}  // namespace encore::gemm
+
+#endif  // ENCORE_GEMM_GROUPED_GEMM_H_

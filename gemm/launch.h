@@ -1,0 +1,73 @@
+// A device-ready kernel launch that the graph layer can turn into a kernel node and later patch:
+// the kernel function, its grid, block and dynamic shared memory, and its single by-value
+// parameter block (no pointers to host state; tensor maps are inside the block).
+//
+// Example:
+//   encore::gemm::LaunchPlan plan;
+//   ENCORE_RETURN_IF_ERROR(gemm.Prepare(args, &plan));
+//   cudaKernelNodeParams p = plan.NodeParams(&arg_slot);  // for cudaGraphAddKernelNode / patching
+//   ENCORE_RETURN_IF_ERROR(gemm.Launch(plan, stream));
+#ifndef ENCORE_GEMM_LAUNCH_H_
+#define ENCORE_GEMM_LAUNCH_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstring>
+
+namespace encore::gemm {
+
+enum class KernelKind : int { kAuto = 0, kSimple = 1, kPersistent = 2 };
+
+inline const char* KernelKindName(KernelKind k) {
+  switch (k) {
+    case KernelKind::kSimple: return "simple";
+    case KernelKind::kPersistent: return "persistent";
+    default: return "auto";
+  }
+}
+
+// The largest by-value parameter block any Encore kernel takes (CUDA 12.1+ allows 32764 bytes).
+inline constexpr size_t kMaxParamBytes = 32 * 1024 - 64;
+
+// NOTES: `params` is stored inline and 64-byte aligned (tensor maps need 64-byte alignment), so a
+// LaunchPlan can be copied and kept in a graph cache entry without owning heap memory.
+struct LaunchPlan {
+  const void* function = nullptr;  // the __global__ entry point
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  unsigned dynamic_smem_bytes = 0;
+  // The kernel executes griddepcontrol.wait before reading inputs or writing outputs, so it may
+  // be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a programmatic edge.
+  bool supports_pdl = false;
+  KernelKind kind = KernelKind::kAuto;
+  int num_tiles = 0;
+  size_t params_bytes = 0;
+  alignas(64) unsigned char params[kMaxParamBytes];
+
+  // Kernel node parameters for this plan. `arg_slot` must outlive the call that consumes the
+  // result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
+  cudaKernelNodeParams NodeParams(void** arg_slot) const {
+    *arg_slot = const_cast<unsigned char*>(params);
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(function);
+    p.gridDim = grid;
+    p.blockDim = block;
+    p.sharedMemBytes = dynamic_smem_bytes;
+    p.kernelParams = arg_slot;
+    p.extra = nullptr;
+    return p;
+  }
+
+  // True when two plans launch the same kernel with the same shape and parameter bytes.
+  bool SameLaunch(const LaunchPlan& o) const {
+    return function == o.function && grid.x == o.grid.x && grid.y == o.grid.y &&
+           grid.z == o.grid.z && block.x == o.block.x && dynamic_smem_bytes ==
+           o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
+           std::memcmp(params, o.params, params_bytes) == 0;
+  }
+};
+
+}  // namespace encore::gemm
+
+#endif  // ENCORE_GEMM_LAUNCH_H_

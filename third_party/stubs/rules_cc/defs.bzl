@@ -1,0 +1,9 @@
+"""Offline stub of @rules_cc//cc:defs.bzl that forwards to the native rules."""
+cc_binary = native.cc_binary
+cc_library = native.cc_library
+cc_test = native.cc_test
+cc_import = native.cc_import
+cc_proto_library = native.cc_proto_library
+cc_toolchain = native.cc_toolchain
+cc_toolchain_suite = native.cc_toolchain_suite
+objc_library = native.objc_library
