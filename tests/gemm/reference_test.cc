@@ -125,10 +125,10 @@ TEST(ReferenceGemm, HandComputedRoundingTies) {
   // C[0][2] = 2048 + 1 + 0.5·0.5·1 = 2049.25: above the tie -> 2050, which a float or fp16
   // accumulator that rounded 2049 first would miss.
   Nvfp4Matrix a = Zeros(1, 64);
-  a.scales[0] = 0x78;       // 256
-  SetCode(a, 0, 0, 0x6);    // 4 -> 1024
-  SetCode(a, 0, 16, 0x2);   // 1 (scale 1)
-  SetCode(a, 0, 32, 0x1);   // 0.5 (scale 1)
+  a.scales[0] = 0x78;      // 256
+  SetCode(a, 0, 0, 0x6);   // 4 -> 1024
+  SetCode(a, 0, 16, 0x2);  // 1 (scale 1)
+  SetCode(a, 0, 32, 0x1);  // 0.5 (scale 1)
   Nvfp4Matrix b = Zeros(8, 64);
   for (int j = 0; j < 3; ++j) SetCode(b, j, 0, 0x4);  // 2
   SetCode(b, 0, 16, 0x2);                             // 1
@@ -171,8 +171,8 @@ TEST(ReferenceGemm, MatchesNaiveOnRandomShapes) {
     for (int trial = 0; trial < 8; ++trial) {
       const int m = trial == 0 ? 0 : (trial == 1 ? 1 : m_dist(rng));
       const int n = 8 * n_blocks(rng), k = 64 * k_blocks(rng);
-      SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k << " dist="
-                                        << static_cast<int>(dist));
+      SCOPED_TRACE(::testing::Message()
+                   << "m=" << m << " n=" << n << " k=" << k << " dist=" << static_cast<int>(dist));
       const Nvfp4Matrix a = RandomNvfp4(m, k, dist, seed++);
       const Nvfp4Matrix b = RandomNvfp4(n, k, dist, seed++);
       ExpectMatchesNaive(a, b);
@@ -196,9 +196,8 @@ TEST(ReferenceGemm, MatchesNaiveOnQuantizedNormalData) {
   ExpectMatchesNaive(a, b);
   // Most outputs are finite and non-zero here, so this exercises real rounding.
   const std::vector<uint16_t> c = ReferenceGemm(a, b);
-  const size_t finite_nonzero = std::count_if(c.begin(), c.end(), [](uint16_t h) {
-    return (h & 0x7c00) != 0x7c00 && (h & 0x7fff) != 0;
-  });
+  const size_t finite_nonzero = std::count_if(
+      c.begin(), c.end(), [](uint16_t h) { return (h & 0x7c00) != 0x7c00 && (h & 0x7fff) != 0; });
   EXPECT_GT(finite_nonzero, c.size() * 9 / 10);
 }
 

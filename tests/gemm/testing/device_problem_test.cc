@@ -72,8 +72,8 @@ TEST(DeviceGroupedProblem, UploadPoisonDownloadRoundTrip) {
       EXPECT_EQ(p.sfa, nullptr);
       EXPECT_EQ(p.c, nullptr);
     }
-    expected_input_bytes += hg.a.packed.size() + hg.b.packed.size() + hg.sfa_blocked.size() +
-                            hg.sfb_blocked.size();
+    expected_input_bytes +=
+        hg.a.packed.size() + hg.b.packed.size() + hg.sfa_blocked.size() + hg.sfb_blocked.size();
   }
   EXPECT_EQ(dev->input_bytes(), expected_input_bytes);
 

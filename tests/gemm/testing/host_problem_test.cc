@@ -38,7 +38,7 @@ TEST(RandomNvfp4, FullRangeCoversEveryValueCodeAndManyScales) {
       ++distinct;
     }
   }
-  EXPECT_EQ(distinct, 127);  // 16384 draws over 127 codes: all of them
+  EXPECT_EQ(distinct, 127);           // 16384 draws over 127 codes: all of them
   EXPECT_GT(scale_counts[0x00], 0u);  // zero scale
   EXPECT_GT(scale_counts[0x01], 0u);  // subnormal
   EXPECT_GT(scale_counts[0x7e], 0u);  // 448
@@ -113,9 +113,9 @@ TEST(MakeHostProblem, ShapesSizesAndBlockedScalesAreConsistent) {
       EXPECT_EQ(hg.sfb_blocked, ToBlockedScales(hg.b.scales, s.n, s.k));
     }
     // Groups and operands draw from different streams.
-    EXPECT_NE(p.groups[0].a.packed, std::vector<uint8_t>(p.groups[0].b.packed.begin(),
-                                                         p.groups[0].b.packed.begin() +
-                                                             p.groups[0].a.packed.size()));
+    EXPECT_NE(p.groups[0].a.packed,
+              std::vector<uint8_t>(p.groups[0].b.packed.begin(),
+                                   p.groups[0].b.packed.begin() + p.groups[0].a.packed.size()));
     // Deterministic in the seed.
     const HostGroupedProblem again = MakeHostProblem(shapes, d, 42);
     EXPECT_EQ(again.groups[3].b.packed, p.groups[3].b.packed);
