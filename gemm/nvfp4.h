@@ -4,8 +4,8 @@
 // e2m1 (4 bits: sign, 2 exponent bits, 1 mantissa bit, bias 1): ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}.
 // e4m3 (8 bits, the "fn" variant: bias 7, no infinities, 0x7f/0xff = NaN, max ±448, subnormals
 // down to 2^-9). Encoders round to nearest, ties to even, and saturate finite overflow to the
-// largest finite value; NaN encodes to NaN for e4m3 (e2m1 has no NaN: NaN encodes to +0... see
-// EncodeE2M1).
+// largest finite value (±inf included, as e4m3fn and e2m1 have no infinities). NaN encodes to
+// NaN (0x7f) for e4m3; e2m1 has no NaN, so EncodeE2M1 maps NaN to +0.
 //
 // Example:
 //   encore::gemm::Nvfp4Matrix q = encore::gemm::QuantizeNvfp4(values, rows, k);
@@ -24,12 +24,13 @@ namespace encore::gemm {
 
 // e2m1: code in the low 4 bits.
 float DecodeE2M1(uint8_t code);
-// Round to nearest e2m1 (ties to even mantissa), saturating to ±6. NaN -> +0 (code 0): e2m1 has
-// no NaN; callers never pass NaN in practice (QuantizeNvfp4 never produces it).
+// Round to nearest e2m1 (ties to even mantissa), saturating to ±6 (±inf included). The sign is
+// kept, so small negative values give -0 (code 8). NaN -> +0 (code 0), since e2m1 has no NaN.
 uint8_t EncodeE2M1(float x);
 
 float DecodeE4M3(uint8_t code);  // NaN for 0x7f / 0xff
-// Round to nearest e4m3 (ties to even), saturating finite overflow to ±448; NaN -> 0x7f.
+// Round to nearest e4m3 (ties to even), saturating overflow (±inf included) to ±448 (0x7e /
+// 0xfe); NaN -> 0x7f. The sign is kept, so tiny negative values give -0 (0x80).
 uint8_t EncodeE4M3(float x);
 
 // A row-major NVFP4 matrix: rows × k values packed two per byte (low nibble = lower k), and one
@@ -42,7 +43,9 @@ struct Nvfp4Matrix {
 };
 
 // Per row and per 16 consecutive k: scale = e4m3(amax/6) (a zero scale when amax == 0),
-// value = e2m1(x / decoded scale). `values` is rows × k row-major; k % 16 == 0.
+// value = e2m1(x / decoded scale), with all 16 values +0 when the scale decodes to 0 (amax/6
+// below half the smallest e4m3 subnormal). `values` is rows × k row-major and finite;
+// k % 16 == 0; values.size() == rows · k (checked: a violation aborts).
 Nvfp4Matrix QuantizeNvfp4(absl::Span<const float> values, int rows, int k);
 
 // The e2m1 code of element (r, kk) and its dequantized value e2m1 · e4m3 (exact in float).
@@ -59,7 +62,8 @@ inline constexpr size_t BlockedScaleOffset(int r, int j, int k) {
 }
 
 // Row-major scales (rows × k/16) -> blocked (BlockedScaleBytes(rows, k) bytes, padding rows and
-// columns zero-filled), and back.
+// columns zero-filled), and back. k % 16 == 0 (k need not be a multiple of 64 here: the last
+// 4-column block is then partly padding); span sizes are checked (a violation aborts).
 std::vector<uint8_t> ToBlockedScales(absl::Span<const uint8_t> row_major, int rows, int k);
 std::vector<uint8_t> FromBlockedScales(absl::Span<const uint8_t> blocked, int rows, int k);
 
