@@ -63,8 +63,12 @@ class HostProblem {
   }
   int num_groups() const { return static_cast<int>(groups_.size()); }
 
-  // Dynamic M: the kernel computes min(rows[g], m) rows of group g.
-  void set_device_m(std::vector<int32_t> rows) { device_m_ = std::move(rows); }
+  // Dynamic M: the kernel computes min(rows[g], m) rows of group g. The array keeps its address
+  // across calls (like a device array the caller rewrites every step).
+  void set_device_m(const std::vector<int32_t>& rows) {
+    if (device_m_.capacity() < rows.size()) device_m_.reserve(gemm::kMaxGroups);
+    device_m_.assign(rows.begin(), rows.end());
+  }
   void set_m(int g, int m) { groups_[g].m = m; }
   void ClearC() {
     for (auto& c : c_) std::fill(c.begin(), c.end(), kSentinel);
