@@ -63,6 +63,7 @@ GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner,
       backend_(std::move(backend)),
       lru_(options_.max_entries, options_.max_device_bytes),
       seen_(options_.recurrence_slots),
+      ghosts_(options_.recurrence_slots),
       guard_(options_.thrash) {
   pdl_ = std::make_unique<bool[]>(static_cast<size_t>(std::max(1, options_.max_batch_calls)));
   plans_.push_back(std::make_unique<gemm::LaunchPlan>());
@@ -122,6 +123,7 @@ void GraphExecutor::Clear() {
   absl::MutexLock lock(&mu_);
   while (internal::LruNode* n = lru_.lru()) RemoveLocked(static_cast<Entry*>(n), false);
   seen_.Clear();
+  ghosts_.Clear();
 }
 
 absl::Status GraphExecutor::RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
@@ -227,7 +229,11 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
                                     : FallbackReason::kBelowMinRepeats};
   }
   const uint64_t engaged_before = guard_.engagements();
-  guard_.Record(/*miss=*/true);
+  if (ghosts_.Get(hash) > 0) {
+    guard_.Record(/*miss=*/true);  // a reload of an evicted graph: thrash evidence
+  } else {
+    guard_.Tick();  // a first capture
+  }
   if (guard_.engagements() != engaged_before) {
     counters_.thrash_engagements.fetch_add(1, std::memory_order_relaxed);
   }
@@ -327,6 +333,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(absl::Span<const GemmCall> ca
   lru_.Insert(e, bytes);
   map_.emplace(e->key, std::move(entry));
   seen_.Forget(hash);
+  ghosts_.Forget(hash);
   counters_.live_execs.fetch_add(1, std::memory_order_relaxed);
   counters_.live_bytes.fetch_add(bytes, std::memory_order_relaxed);
 
@@ -344,6 +351,7 @@ void GraphExecutor::RemoveLocked(Entry* e, bool evicted) {
   counters_.live_bytes.fetch_sub(e->lru_bytes, std::memory_order_relaxed);
   (evicted ? counters_.evictions : counters_.dropped).fetch_add(1, std::memory_order_relaxed);
   lru_.Remove(e);
+  if (evicted) ghosts_.Set(e->hash, 1);
   auto it = map_.find(absl::MakeConstSpan(e->key), e->hash);
   if (it != map_.end()) map_.erase(it);  // destroys *e: its exec, then its graph
 }

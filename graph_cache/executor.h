@@ -10,7 +10,8 @@
 //   Unseen ──call──▶ Counting(1)          every call below min_repeats runs directly
 //   Counting(n) ──call──▶ Counting(n+1)   (reason kBelowMinRepeats)
 //   Counting(n) ──call, n+1 ≥ min_repeats──▶ Create
-//       thrash guard engaged  → direct (kThrashGuard), stays Counting
+//       thrash guard engaged  → direct (kThrashGuard), stays Counting (the guard engages when
+//                               reloads of evicted graphs dominate hits; options.h)
 //       estimate > budget     → direct (kOverBudget), stays Counting
 //   Create: Prepare every call (outside any capture) → BeginCapture(private stream,
 //       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl and the plan
@@ -213,6 +214,7 @@ class GraphExecutor {
   Map map_ ABSL_GUARDED_BY(mu_);
   internal::LruBudget lru_ ABSL_GUARDED_BY(mu_);
   internal::RecurrenceCounter seen_ ABSL_GUARDED_BY(mu_);
+  internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);  // hashes of evicted keys
   internal::ThrashGuard guard_ ABSL_GUARDED_BY(mu_);
   // Batch scratch, reused so that a recurring batch allocates nothing.
   std::vector<std::unique_ptr<CallSignature>> batch_sigs_ ABSL_GUARDED_BY(mu_);

@@ -16,9 +16,11 @@
 
 namespace encore::graph_cache {
 
-// The thrash guard watches lookups of recurring structures (those that reached min_repeats or
-// have a live graph). A window where misses (a capture would be needed) exceed
-// `engage_miss_ratio` means graphs are evicted before they pay off: capturing stops for
+// The thrash guard watches lookups of recurring structures: hits, and reloads — misses of a
+// structure whose graph the cache held before and evicted (remembered in a fixed "ghost" table
+// of evicted key hashes). First-time captures are not misses: a warm-up burst of new structures
+// never trips the guard. A window where reloads exceed `engage_miss_ratio` means graphs are
+// evicted before they pay off: capturing stops for
 // `cooldown_lookups` lookups (calls run directly; live graphs still replay), then resumes. If the
 // next full window thrashes again, the cooldown doubles (up to `max_cooldown_lookups`); only a
 // window whose miss ratio is at or below `release_miss_ratio` resets it (hysteresis).
@@ -42,7 +44,8 @@ struct ExecutorOptions {
   // (per_node_bytes + the node's parameter block bytes).
   size_t per_graph_bytes = 16 * 1024;
   size_t per_node_bytes = 4 * 1024;
-  // Slots of the recurrence table (direct-mapped, allocated once).
+  // Slots of the recurrence table and of the ghost table of evicted keys (direct-mapped,
+  // allocated once each).
   size_t recurrence_slots = 4096;
   // After a failed capture/instantiation the structure must recur this many more times before
   // the next attempt.

@@ -4,7 +4,9 @@
 //
 // Example:
 //   encore::graph_cache::internal::ThrashGuard guard(options.thrash);
-//   guard.Record(/*miss=*/entry == nullptr);
+//   if (entry != nullptr) guard.Record(/*miss=*/false);           // a hit
+//   else if (was_evicted) guard.Record(/*miss=*/true);            // a reload: thrash evidence
+//   else guard.Tick();                                            // a first capture
 //   if (entry == nullptr && guard.CaptureAllowed()) Capture(); else RunDirect();
 #ifndef ENCORE_GRAPH_CACHE_INTERNAL_THRASH_GUARD_H_
 #define ENCORE_GRAPH_CACHE_INTERNAL_THRASH_GUARD_H_
@@ -24,7 +26,8 @@ class ThrashGuard {
         window_(static_cast<size_t>(std::max(1, o.window)), 0),
         cooldown_(std::max(1, o.cooldown_lookups)) {}
 
-  // One lookup of a recurring structure: `miss` when no live graph was found.
+  // One lookup of a recurring structure: `miss` when its graph had been evicted and is needed
+  // again (a reload), false for a hit.
   void Record(bool miss) {
     if (!o_.enabled) return;
     if (cooldown_left_ > 0) {
@@ -47,6 +50,13 @@ class ThrashGuard {
       if (ratio <= o_.release_miss_ratio) cooldown_ = std::max(1, o_.cooldown_lookups);
       filled_ = 0;  // judge the next full window afresh (tumbling windows)
     }
+  }
+
+  // A lookup that is neither a hit nor a reload (e.g. a first capture): it tells nothing about
+  // thrashing, but an engaged guard counts it towards the end of the cooldown.
+  void Tick() {
+    if (!o_.enabled || cooldown_left_ == 0) return;
+    if (--cooldown_left_ == 0) ClearWindow();
   }
 
   bool CaptureAllowed() const { return !o_.enabled || cooldown_left_ == 0; }

@@ -256,6 +256,23 @@ TEST_F(ExecutorTest, ThrashGuardStopsCapturingThenRetries) {
   EXPECT_EQ(c.direct_launches + c.graph_launches, 60u);
 }
 
+TEST_F(ExecutorTest, WarmUpBurstOfNewStructuresDoesNotTripTheGuard) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.thrash.window = 8;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> ps;
+  for (int i = 0; i < 40; ++i) {
+    ps.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8 + i, 8, 64}}, i));
+  }
+  for (auto& p : ps) RunAndCheck(*p);  // 40 first captures in a row
+  for (auto& p : ps) RunAndCheck(*p);  // all hits
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.thrash_engagements, 0u);
+  EXPECT_EQ(c.captures, 40u);
+  EXPECT_EQ(c.hits, 40u);
+}
+
 TEST_F(ExecutorTest, CallerCaptureGetsDirectLaunchNoNesting) {
   Make();
   HostProblem p(kShape, 1);

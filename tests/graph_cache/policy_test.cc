@@ -156,6 +156,16 @@ TEST(ThrashGuardTest, BackoffGrowsToMaxAndResetsOnlyBelowReleaseRatio) {
   EXPECT_EQ(g.next_cooldown(), 20);
 }
 
+TEST(ThrashGuardTest, TicksNeitherEngageNorStallTheCooldown) {
+  ThrashGuard g(GuardOptions());
+  for (int i = 0; i < 1000; ++i) g.Tick();  // first captures: no evidence of thrashing
+  EXPECT_TRUE(g.CaptureAllowed());
+  for (int i = 0; i < 10; ++i) g.Record(true);
+  ASSERT_FALSE(g.CaptureAllowed());
+  for (int i = 0; i < 20; ++i) g.Tick();  // but they do run the cooldown down
+  EXPECT_TRUE(g.CaptureAllowed());
+}
+
 TEST(ThrashGuardTest, DisabledNeverEngages) {
   ThrashGuardOptions o = GuardOptions();
   o.enabled = false;
