@@ -42,7 +42,8 @@ class CudaExecutableGraph final : public ExecutableGraph {
 
 // The kernel nodes of `graph` in chain order; an error unless the graph is exactly `n` kernel
 // nodes joined by n-1 edges into one chain.
-absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size_t n) {
+absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size_t n,
+                                                         int* programmatic_edges) {
   size_t count = 0;
   ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
   if (count == 0) return absl::FailedPreconditionError("captured an empty graph");
@@ -77,6 +78,7 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
   absl::flat_hash_map<cudaGraphNode_t, cudaGraphNode_t> next;
   absl::flat_hash_map<cudaGraphNode_t, int> preds;
   for (size_t i = 0; i < edges; ++i) {
+    if (data[i].type == cudaGraphDependencyTypeProgrammatic) ++*programmatic_edges;
     if (!next.emplace(from[i], to[i]).second) {
       return absl::UnimplementedError("captured graph branches; expected one chain");
     }
@@ -138,7 +140,7 @@ class CudaGraphBackend final : public GraphBackend {
     }
     if (!graph) return absl::InternalError("cudaStreamEndCapture returned no graph");
     ENCORE_ASSIGN_OR_RETURN(std::vector<cudaGraphNode_t> chain,
-                            KernelChain(graph.get(), plans.size()));
+                            KernelChain(graph.get(), plans.size(), &report->programmatic_edges));
     report->captured = true;
 
     cudaGraphExec_t exec = nullptr;

@@ -57,6 +57,7 @@ class ExecutableGraph {
 struct BuildReport {
   bool capture_begun = false;
   bool captured = false;       // EndCapture produced a graph of the expected shape
+  int programmatic_edges = 0;  // edges of type cudaGraphDependencyTypeProgrammatic (PDL)
   int instantiate_attempts = 0;
   bool trimmed = false;        // cudaDeviceGraphMemTrim ran before a retry
   bool instantiated = false;
