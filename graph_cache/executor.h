@@ -35,6 +35,9 @@
 // Steady state (a hit with unchanged bindings) does no heap allocation and no host sync: the
 // signature is built on the stack, looked up by hash and compared exactly, and the exec launched.
 //
+// Device: an executor works on the device that is current when it is created (its capture
+// stream lives there); make its calls with that device current. Use one executor per device.
+//
 // Thread safety: every public method may be called concurrently from several host threads, on
 // the same or different streams. Cache state, the backend and all graph objects are guarded by
 // one mutex, held across lookup, patch and cudaGraphLaunch (CUDA graph objects are not
@@ -210,7 +213,9 @@ class GraphExecutor {
   Counters counters_;
 
   mutable absl::Mutex mu_;
-  std::unique_ptr<GraphBackend> backend_ ABSL_GUARDED_BY(mu_);  // outlives map_ (declared first)
+  // Build/Patch/Launch under mu_; IsCapturing (thread-safe) outside it. Declared before map_ so
+  // it outlives every graph it made.
+  const std::unique_ptr<GraphBackend> backend_;
   Map map_ ABSL_GUARDED_BY(mu_);
   internal::LruBudget lru_ ABSL_GUARDED_BY(mu_);
   internal::RecurrenceCounter seen_ ABSL_GUARDED_BY(mu_);

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "graph_cache/batch.h"
+#include "graph_cache/sequence.h"
 #include "gtest/gtest.h"
 #include "tests/graph_cache/fake_gemm.h"
 #include "tests/graph_cache/host_backend.h"
@@ -524,6 +526,38 @@ TEST_F(ExecutorTest, SteadyStateHitDoesNotAllocate) {
   g_count_allocations = false;
   EXPECT_EQ(g_allocations.load(), 0);
   EXPECT_EQ(exec_->counters().hits, 102u);
+}
+
+TEST_F(ExecutorTest, SteadyStateBatchFlushAndRecorderReplayDoNotAllocate) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
+  GemmBatch batch(exec_.get());
+  auto flush = [&] {
+    bool ok = batch.Add(a.args()).ok() && batch.Add(b.args()).ok() && batch.Add(c.args()).ok();
+    return ok && batch.Flush(FakeStream(1)).ok();
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(flush());
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 50; ++i) flush();
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0) << "batch flush";
+
+  auto rec = SequenceRecorder::Create(exec_.get(), FakeStream(2));
+  ASSERT_TRUE(rec.ok());
+  auto step = [&] {
+    bool ok = (*rec)->Run(a.args()).ok() && (*rec)->Run(b.args()).ok() &&
+              (*rec)->Run(c.args()).ok();
+    return ok && (*rec)->EndStep().ok();
+  };
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(step());
+  ASSERT_EQ((*rec)->counters().period, 3);
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 50; ++i) step();
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0) << "recorder replay";
+  EXPECT_GE((*rec)->counters().period_launches, 50u);
 }
 
 TEST_F(ExecutorTest, EightThreadsConcurrently) {
