@@ -21,7 +21,8 @@
 //   nothing but the lost replay.
 //   Caller contract: between a call and the end of its step (EndStep, or the call completing the
 //   period), the caller enqueues no work on the stream that reads that call's output or
-//   overwrites its inputs (deferred work runs later than the call was made). Inputs produced on
+//   overwrites its inputs — its device_m array included (deferred work runs later than the call
+//   was made, and reads everything, token counts too, at that later time). Inputs produced on
 //   the stream before the call are fine: they precede the launch. Typical fit: a benchmark or
 //   serving loop that enqueues one step's GEMMs and then calls EndStep.
 //   If steps do not end on period boundaries (EndStep arrives mid-period), the deferred calls
