@@ -10,8 +10,8 @@
 // Example:
 //   auto backend = std::make_unique<HostGraphBackend>();
 //   HostGraphBackend* hooks = backend.get();
-//   ENCORE_ASSERT_OK_AND_ASSIGN... GraphExecutor::CreateWithBackend(&gemm, std::move(backend));
-//   hooks->FailNextCaptures(1);
+//   auto exec = GraphExecutor::CreateWithBackend(&gemm, std::move(backend));
+//   hooks->FailNextCaptures(1);   // the next capture fails; the call still runs (directly)
 #ifndef ENCORE_TESTS_GRAPH_CACHE_HOST_BACKEND_H_
 #define ENCORE_TESTS_GRAPH_CACHE_HOST_BACKEND_H_
 
