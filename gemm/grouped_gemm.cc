@@ -190,13 +190,22 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       }
       order[j] = g;
     }
+    struct SortedGroup {
+      int m, n, k;
+    };
+    std::array<SortedGroup, kMaxGroups> sorted;
+    for (int s = 0; s < num_groups; ++s) {
+      const GroupProblem& p = args.groups[order[s]];
+      sorted[s] = {p.m, p.n, p.k};
+    }
+    const int cap = ChooseMTileCap(sorted, num_groups, info_.sm_count);
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
     for (int s = 0; s < num_groups; ++s) {
       const int g = order[s];
       const GroupProblem& p = args.groups[g];
-      const MTiling mt = ChooseMTiling(p.m);
+      const MTiling mt = ChooseMTiling(p.m, cap);
       GroupInfo& gi = params->info[s];
       gi.sfa = static_cast<const uint8_t*>(p.sfa);
       gi.sfb = static_cast<const uint8_t*>(p.sfb);

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+#include <chrono>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/raii.h"
@@ -75,16 +78,57 @@ std::vector<Shape> SixtyFourGroups(uint64_t seed) {
   return s;
 }
 
+// Waits for the device with a deadline: a hung kernel aborts the test binary (which tears the
+// context down) instead of holding the GPU until an outer timeout.
+void SyncOrDie(cudaStream_t stream = nullptr, double seconds = 20.0) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const cudaError_t e = stream ? cudaStreamQuery(stream) : cudaStreamQuery(nullptr);
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) {
+      std::fprintf(stderr, "device error: %s\n", cudaGetErrorString(e));
+      std::abort();
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+        seconds) {
+      std::fprintf(stderr, "kernel did not finish within %.0f s: aborting\n", seconds);
+      std::abort();
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    std::fprintf(stderr, "device error: %s\n", cudaGetErrorString(e));
+    std::abort();
+  }
+}
+
 int OrderedHalf(uint16_t h) { return (h & 0x8000) ? -static_cast<int>(h & 0x7FFF) : h; }
 bool IsNan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
 
+double HalfUlp(uint16_t h) {
+  const int e = (h >> 10) & 0x1F;
+  return std::ldexp(1.0, (e == 0 ? 1 : e) - 25);
+}
+
 // Compares group g's C with the reference; rows >= valid_rows must still hold the poison.
+// max_ulps = 0 (GPU MODE data): bit-exact. Otherwise an output passes within 1 fp16 ulp of the
+// reference, or, where fp32 accumulation meets cancellation (full-range data spans 2^-10 .. 2688
+// per operand), within 1 ulp + k * 2^-24 * sum|a_k b_k| of the exact sum (the standard fp32
+// recursive-summation bound; wgmma accumulates in fp32). Such outputs are counted and printed.
 void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t>& got,
                         int valid_rows, int max_ulps, const std::string& what) {
   const std::vector<uint16_t> ref = ReferenceGemm(hg.a, hg.b);
+  const std::vector<double> exact = ReferenceGemmDouble(hg.a, hg.b);
+  std::vector<double> abs_sum;
+  if (max_ulps > 0) {
+    Nvfp4Matrix a = hg.a, b = hg.b;
+    for (uint8_t& v : a.packed) v &= 0x77;
+    for (uint8_t& v : b.packed) v &= 0x77;
+    abs_sum = ReferenceGemmDouble(a, b);
+  }
   const int m = hg.shape.m, n = hg.shape.n;
   ASSERT_EQ(got.size(), static_cast<size_t>(m) * n) << what;
-  int64_t bad = 0, unwritten = 0, clobbered = 0;
+  int64_t bad = 0, unwritten = 0, clobbered = 0, fp32_bound = 0;
   int worst = 0;
   size_t worst_at = 0;
   for (int r = 0; r < m; ++r) {
@@ -99,19 +143,33 @@ void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t
         continue;
       }
       const int d = std::abs(OrderedHalf(got[i]) - OrderedHalf(ref[i]));
-      if (d > max_ulps) ++bad;
-      if (d > worst) {
-        worst = d;
-        worst_at = i;
+      if (d > max_ulps) {
+        const double err = std::abs(static_cast<double>(HalfBitsToFloat(got[i])) - exact[i]);
+        const double bound = max_ulps == 0 ? -1.0
+                             : HalfUlp(ref[i]) + hg.shape.k * std::ldexp(abs_sum[i], -24);
+        if (err <= bound) {
+          ++fp32_bound;
+        } else {
+          ++bad;
+          if (d > worst) {
+            worst = d;
+            worst_at = i;
+          }
+        }
       }
     }
+  }
+  if (fp32_bound > 0) {
+    std::printf("%s: %lld of %lld outputs beyond 1 ulp, within the fp32 accumulation bound\n",
+                what.c_str(), static_cast<long long>(fp32_bound),
+                static_cast<long long>(valid_rows) * n);
   }
   EXPECT_EQ(unwritten, 0) << what << ": NaN (unwritten or poisoned) outputs";
   EXPECT_EQ(clobbered, 0) << what << ": rows beyond the dynamic M were written";
   EXPECT_EQ(bad, 0) << what << ": " << bad << " outputs off by more than " << max_ulps
-                    << " ulp; worst " << worst << " ulp at row " << worst_at / n << " col "
-                    << worst_at % n << " (got 0x" << std::hex << got[worst_at] << ", want 0x"
-                    << ref[worst_at] << std::dec << ")";
+                    << " ulp (and the fp32 bound); worst " << worst << " ulp at row "
+                    << worst_at / n << " col " << worst_at % n << " (got 0x" << std::hex
+                    << got[worst_at] << ", want 0x" << ref[worst_at] << std::dec << ")";
 }
 
 class Sm90GemmTest : public ::testing::Test {
@@ -134,7 +192,7 @@ class Sm90GemmTest : public ::testing::Test {
     ASSERT_TRUE(dev.ok()) << dev.status();
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     ENCORE_ASSERT_OK(gemm->Run(dev->args(), nullptr, kind));
-    ENCORE_ASSERT_OK(ToStatus(cudaDeviceSynchronize(), "sync after run"));
+    SyncOrDie();
     const int max_ulps = dist == Distribution::kGpuMode ? 0 : 1;
     for (size_t g = 0; g < host.groups.size(); ++g) {
       auto c = dev->DownloadC(static_cast<int>(g), nullptr);
@@ -153,6 +211,7 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
   ENCORE_SKIP_WITHOUT_GPU();
   uint64_t seed = std::random_device{}();
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
   for (const Case& c : GpuModeCases()) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
       for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
@@ -161,6 +220,23 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
                     absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind)));
       }
     }
+  }
+}
+
+// Weight fragments are e2m1 * scale * 2^-7 in fp16 (one multiply); with the smallest e4m3 scale
+// (2^-9) every code below 4 becomes an fp16 subnormal. GPU MODE-like tokens keep the sums exact,
+// so any subnormal flushed by the multiplier or the tensor cores shows as a mismatch.
+TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+    HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 128}, {512, 256}),
+                                              Distribution::kGpuMode, std::random_device{}());
+    for (testing::HostGroup& hg : host.groups) {
+      std::fill(hg.b.scales.begin(), hg.b.scales.end(), 0x01);  // 2^-9
+      hg.sfb_blocked = ToBlockedScales(hg.b.scales, hg.shape.n, hg.shape.k);
+    }
+    RunAndCheck(host, Distribution::kGpuMode, kind,
+                absl::StrCat("subnormal weights ", KernelKindName(kind)));
   }
 }
 
@@ -195,7 +271,7 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
     GroupedGemmArguments args = dev->args();
     args.device_m = dm->as<int32_t>();
     ENCORE_ASSERT_OK(Runner()->Run(args, nullptr, kind));
-    ENCORE_ASSERT_OK(ToStatus(cudaDeviceSynchronize(), "sync"));
+    SyncOrDie();
     for (size_t g = 0; g < shapes.size(); ++g) {
       auto c = dev->DownloadC(static_cast<int>(g), nullptr);
       ASSERT_TRUE(c.ok());
@@ -230,7 +306,7 @@ TEST_F(Sm90GemmTest, InvalidArgumentsLaunchNothing) {
     const absl::Status s = Runner()->Run(GroupedGemmArguments{groups, nullptr}, nullptr);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
     EXPECT_NE(s.message().find(bad.expect), absl::string_view::npos) << s;
-    ENCORE_ASSERT_OK(ToStatus(cudaDeviceSynchronize(), "sync"));
+    SyncOrDie();
     auto c0 = dev->DownloadC(0, nullptr);
     ASSERT_TRUE(c0.ok());
     EXPECT_TRUE(std::all_of(c0->begin(), c0->end(), [](uint16_t h) { return h == 0xFFFF; }))
@@ -267,7 +343,7 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
   for (int rep = 0; rep < 2; ++rep) {
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), nullptr), "cudaGraphLaunch"));
-    ENCORE_ASSERT_OK(ToStatus(cudaDeviceSynchronize(), "sync"));
+    SyncOrDie();
     for (int g = 0; g < 3; ++g) {
       auto c = dev->DownloadC(g, nullptr);
       ASSERT_TRUE(c.ok());
@@ -281,7 +357,7 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
   ENCORE_ASSERT_OK(dev->PoisonOutputs(stream->get()));
   ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
   ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
-  ENCORE_ASSERT_OK(ToStatus(cudaStreamSynchronize(stream->get()), "sync"));
+  SyncOrDie(stream->get());
   for (int g = 0; g < 3; ++g) {
     auto c = dev->DownloadC(g, nullptr);
     ASSERT_TRUE(c.ok());
