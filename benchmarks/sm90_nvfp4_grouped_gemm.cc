@@ -1,0 +1,210 @@
+// NVFP4 grouped GEMM timings on the GPU MODE benchmark shapes, timed like that harness: 15
+// distinct input sets (more bytes than L2 in total) run back to back, L2 flushed before each
+// batch by writing a buffer of 2x the L2 size read from the device, CUDA events around the
+// batch, per-call mean; Google Benchmark repetitions give the median. Also a crossover sweep
+// (simple vs persistent kernel over the tile count).
+//
+// Run: ./sm90_nvfp4_grouped_gemm --benchmark_out=bench.json --benchmark_out_format=json
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_utils/device.h"
+#include "cuda_utils/raii.h"
+#include "gemm/grouped_gemm.h"
+#include "gemm/launch.h"
+#include "gemm/problem.h"
+
+namespace encore::gemm {
+namespace {
+
+constexpr int kInputSets = 15;
+
+void Check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+void Check(const absl::Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    std::exit(1);
+  }
+}
+
+Nvfp4GroupedGemm* Runner() {
+  static std::unique_ptr<Nvfp4GroupedGemm> runner = [] {
+    auto r = Nvfp4GroupedGemm::Create();
+    Check(r.status());
+    return std::move(*r);
+  }();
+  return runner.get();
+}
+
+// GPU-MODE-like bytes: e2m1 codes & 0xBB, scales 1.0 or 2.0 (e4m3 0x38 / 0x40).
+std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed, bool scales) {
+  std::vector<uint8_t> v(n);
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; i += 8) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    for (size_t j = 0; j < 8 && i + j < n; ++j) {
+      const uint8_t b = static_cast<uint8_t>(x >> (8 * j));
+      v[i + j] = scales ? ((b & 1) ? 0x40 : 0x38) : (b & 0xBB);
+    }
+  }
+  return v;
+}
+
+struct InputSet {
+  std::vector<DeviceBuffer> buffers;
+  std::vector<GroupProblem> groups;
+};
+
+// One device copy per set of the same host bytes: distinct addresses defeat the L2 just as
+// distinct contents would.
+std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int sets) {
+  size_t max_a = 0, max_sfa = 0;
+  for (int m : ms) {
+    max_a = std::max(max_a, static_cast<size_t>(m) * k / 2);
+    max_sfa = std::max(max_sfa, BlockedScaleBytes(m, k));
+  }
+  const size_t b_bytes = static_cast<size_t>(n) * k / 2, sfb_bytes = BlockedScaleBytes(n, k);
+  const std::vector<uint8_t> ha = RandomBytes(max_a, 1, false), hb = RandomBytes(b_bytes, 2, false);
+  const std::vector<uint8_t> hsa = RandomBytes(max_sfa, 3, true), hsb = RandomBytes(sfb_bytes, 4, true);
+  auto upload = [](const std::vector<uint8_t>& h, size_t bytes) {
+    auto buf = DeviceBuffer::Create(std::max<size_t>(bytes, 16));
+    Check(buf.status());
+    if (bytes) Check(cudaMemcpy(buf->get(), h.data(), bytes, cudaMemcpyHostToDevice), "upload");
+    return std::move(*buf);
+  };
+  std::vector<InputSet> out(sets);
+  for (InputSet& s : out) {
+    for (int m : ms) {
+      GroupProblem p;
+      s.buffers.push_back(upload(ha, static_cast<size_t>(m) * k / 2)); p.a = s.buffers.back().get();
+      s.buffers.push_back(upload(hb, b_bytes)); p.b = s.buffers.back().get();
+      s.buffers.push_back(upload(hsa, BlockedScaleBytes(m, k))); p.sfa = s.buffers.back().get();
+      s.buffers.push_back(upload(hsb, sfb_bytes)); p.sfb = s.buffers.back().get();
+      auto c = DeviceBuffer::Create(static_cast<size_t>(m) * n * 2);
+      Check(c.status());
+      s.buffers.push_back(std::move(*c)); p.c = s.buffers.back().get();
+      p.m = m; p.n = n; p.k = k;
+      s.groups.push_back(p);
+    }
+  }
+  return out;
+}
+
+DeviceBuffer& FlushBuffer() {
+  static DeviceBuffer buf = [] {
+    auto info = QueryDevice();
+    Check(info.status());
+    auto b = DeviceBuffer::Create(2 * static_cast<size_t>(info->l2_bytes));
+    Check(b.status());
+    return std::move(*b);
+  }();
+  return buf;
+}
+
+void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
+                 KernelKind kind) {
+  std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
+  Nvfp4GroupedGemm* gemm = Runner();
+  std::vector<std::unique_ptr<LaunchPlan>> plans;
+  for (InputSet& s : sets) {
+    plans.push_back(std::make_unique<LaunchPlan>());
+    Check(gemm->Prepare(GroupedGemmArguments{s.groups, nullptr}, plans.back().get(), kind));
+  }
+  auto stream = Stream::Create();
+  Check(stream.status());
+  auto start = Event::Create(), stop = Event::Create();
+  Check(start.status());
+  Check(stop.status());
+  DeviceBuffer& flush = FlushBuffer();
+  for (auto& p : plans) Check(gemm->Launch(*p, stream->get()));  // warm-up
+  Check(cudaStreamSynchronize(stream->get()), "warm-up");
+  for (auto _ : state) {
+    Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream->get()), "L2 flush");
+    Check(cudaEventRecord(start->get(), stream->get()), "record");
+    for (auto& p : plans) Check(gemm->Launch(*p, stream->get()));
+    Check(cudaEventRecord(stop->get(), stream->get()), "record");
+    Check(cudaEventSynchronize(stop->get()), "sync");
+    float ms_elapsed = 0;
+    Check(cudaEventElapsedTime(&ms_elapsed, start->get(), stop->get()), "elapsed");
+    state.SetIterationTime(ms_elapsed * 1e-3 / kInputSets);
+  }
+  double flops = 0;
+  for (int m : ms) flops += 2.0 * m * n * k;
+  state.counters["tflops"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tiles"] = plans[0]->num_tiles;
+  state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
+  state.SetLabel(KernelKindName(plans[0]->kind));
+}
+
+struct BenchShape {
+  const char* name;
+  std::vector<int> m;
+  int n, k;
+};
+const BenchShape kShapes[] = {
+    {"s0", {80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168},
+    {"s1", {40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048},
+    {"s2", {192, 320}, 3072, 4096},
+    {"s3", {128, 384}, 4096, 1536},
+};
+
+void Register() {
+  for (const BenchShape& s : kShapes) {
+    for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent}) {
+      benchmark::RegisterBenchmark(
+          (std::string("gpumode/") + s.name + "/" + KernelKindName(kind)).c_str(),
+          [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(1)
+          ->Repetitions(kind == KernelKind::kAuto ? 30 : 15)
+          ->ReportAggregatesOnly(true);
+    }
+  }
+  // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
+  for (int m : {64, 256}) {
+    for (int n : {512, 1024, 2048, 4096, 8192, 16384, 32768}) {
+      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+        benchmark::RegisterBenchmark(
+            ("crossover/m" + std::to_string(m) + "/n" + std::to_string(n) + "/" +
+             KernelKindName(kind)).c_str(),
+            [m, n, kind](benchmark::State& st) {
+              TimeBatches(st, std::vector<int>(8, m), n, 2048, kind);
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(1)
+            ->Repetitions(7)
+            ->ReportAggregatesOnly(true);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace encore::gemm
+
+int main(int argc, char** argv) {
+  if (absl::Status s = encore::CudaDeviceAvailable(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 0;
+  }
+  encore::gemm::Register();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,282 @@
+// The sm90 runner behind Nvfp4GroupedGemm: device facts, tensor-map cache, Params assembly
+// (Prepare) and cudaLaunchKernelEx (Launch).
+#include "gemm/grouped_gemm.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "cuda_utils/device.h"
+#include "cuda_utils/driver.h"
+#include "cuda_utils/status.h"
+#include "gemm/heuristics.h"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+#include "gemm/launch.h"
+#include "gemm/problem.h"
+#include "gemm/sm90_nvfp4_grouped_gemm.h"
+#include "gemm/sm90_support.h"
+
+namespace encore::gemm {
+
+absl::Status CheckKernelsSupport(int cc_major, int cc_minor) {
+  if (cc_major == 9 && cc_minor == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("compute capability ", cc_major, ".", cc_minor,
+                   " has no NVFP4 grouped GEMM kernel; built for 9.0 (sm_90a)"));
+}
+
+namespace {
+
+using sm90::GroupInfo;
+using sm90::Params;
+using sm90::TileShape;
+
+enum class MapRole : int { kTokens = 0, kWeights = 1 };
+
+struct MapKey {
+  const void* ptr;
+  int rows;
+  int k;
+  MapRole role;  // tokens and weights maps differ in box and swizzle
+  bool operator==(const MapKey& o) const {
+    return ptr == o.ptr && rows == o.rows && k == o.k && role == o.role;
+  }
+};
+struct MapKeyHash {
+  size_t operator()(const MapKey& key) const {
+    size_t h = std::hash<const void*>()(key.ptr);
+    h ^= (static_cast<size_t>(key.rows) * 0x9E3779B97F4A7C15ull) + (h << 6) + (h >> 2);
+    h ^= (static_cast<size_t>(key.k) * 0xC2B2AE3D27D4EB4Full) + (h << 6) + (h >> 2);
+    return h ^ static_cast<size_t>(key.role);
+  }
+};
+
+// LRU cache of encoded tensor maps keyed by (pointer, rows, K, role). A hit moves the entry to
+// the front with list::splice and allocates nothing.
+class TensorMapCache {
+ public:
+  TensorMapCache(DriverApi api, size_t capacity) : api_(api), capacity_(std::max<size_t>(capacity, 1)) {}
+
+  absl::Status Get(const MapKey& key, CUtensorMap* out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it != index_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second);
+      *out = it->second->second;
+      return absl::OkStatus();
+    }
+    CUtensorMap map;
+    ENCORE_RETURN_IF_ERROR(Encode(key, &map));
+    if (index_.size() >= capacity_) {
+      index_.erase(lru_.back().first);
+      lru_.pop_back();
+    }
+    lru_.emplace_front(key, map);
+    index_.emplace(key, lru_.begin());
+    *out = map;
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Encode(const MapKey& key, CUtensorMap* map) const {
+    const bool tokens = key.role == MapRole::kTokens;
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k / 2),
+                                static_cast<cuuint64_t>(key.rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.k / 2)};
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(TileShape::kBlockK / 2),
+                               static_cast<cuuint32_t>(tokens ? TileShape::kMaxBlockM
+                                                              : TileShape::kBlockN)};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    return ToStatus(
+        api_.tensor_map_encode_tiled(
+            map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(key.ptr), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            tokens ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b", ", rows = ", key.rows,
+                     ", k = ", key.k, ")"));
+  }
+
+  DriverApi api_;
+  size_t capacity_;
+  std::mutex mu_;
+  std::list<std::pair<MapKey, CUtensorMap>> lru_;
+  std::unordered_map<MapKey, std::list<std::pair<MapKey, CUtensorMap>>::iterator, MapKeyHash>
+      index_;
+};
+
+class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
+ public:
+  Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, size_t cache_capacity)
+      : info_(std::move(info)), maps_(api, cache_capacity) {}
+
+  absl::Status CanImplement(const GroupedGemmArguments& args) const override {
+    ENCORE_RETURN_IF_ERROR(Validate(args));
+    int64_t tiles = 0;
+    for (size_t g = 0; g < args.groups.size(); ++g) {
+      const GroupProblem& p = args.groups[g];
+      const MTiling mt = ChooseMTiling(p.m);
+      tiles += static_cast<int64_t>(mt.tiles) * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+    }
+    if (tiles > (int64_t{1} << 30)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("groups: ", tiles, " output tiles exceed the kernel limit of 2^30"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
+                       KernelKind kind) override {
+    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    ENCORE_RETURN_IF_ERROR(CanImplement(args));
+    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
+    return cap == 8 ? Fill<8>(args, plan, kind) : Fill<64>(args, plan, kind);
+  }
+
+  absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream, bool pdl) const override {
+    if (plan.function == nullptr) return absl::InvalidArgumentError("plan is not prepared");
+    cudaLaunchConfig_t config{};
+    config.gridDim = plan.grid;
+    config.blockDim = plan.block;
+    config.dynamicSmemBytes = plan.dynamic_smem_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute attr[1];
+    if (pdl && plan.supports_pdl) {
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      config.attrs = attr;
+      config.numAttrs = 1;
+    }
+    void* kernel_args[1] = {const_cast<unsigned char*>(plan.params)};
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaLaunchKernelExC(&config, plan.function, kernel_args),
+                                absl::StrCat("cudaLaunchKernelEx(", KernelKindName(plan.kind),
+                                             " NVFP4 grouped GEMM)"));
+    return absl::OkStatus();
+  }
+
+  absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
+                   KernelKind kind) override {
+    thread_local LaunchPlan scratch;
+    ENCORE_RETURN_IF_ERROR(Prepare(args, &scratch, kind));
+    return Launch(scratch, stream, /*pdl=*/false);
+  }
+
+  int sm_count() const override { return info_.sm_count; }
+
+ private:
+  template <int kGroups>
+  absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind) {
+    static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
+    const int num_groups = static_cast<int>(args.groups.size());
+    // Largest M first (insertion sort: no allocation, at most 64 groups).
+    std::array<int, kMaxGroups> order;
+    for (int g = 0; g < num_groups; ++g) {
+      int j = g;
+      while (j > 0 && args.groups[order[j - 1]].m < args.groups[g].m) {
+        order[j] = order[j - 1];
+        --j;
+      }
+      order[j] = g;
+    }
+    struct SortedGroup {
+      int m, n, k;
+    };
+    std::array<SortedGroup, kMaxGroups> sorted;
+    for (int s = 0; s < num_groups; ++s) {
+      const GroupProblem& p = args.groups[order[s]];
+      sorted[s] = {p.m, p.n, p.k};
+    }
+    const int cap = ChooseMTileCap(sorted, num_groups, info_.sm_count);
+    auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
+    std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
+    int tiles = 0;
+    for (int s = 0; s < num_groups; ++s) {
+      const int g = order[s];
+      const GroupProblem& p = args.groups[g];
+      const MTiling mt = ChooseMTiling(p.m, cap);
+      GroupInfo& gi = params->info[s];
+      gi.sfa = static_cast<const uint8_t*>(p.sfa);
+      gi.sfb = static_cast<const uint8_t*>(p.sfb);
+      gi.c = static_cast<uint16_t*>(p.c);
+      gi.m = p.m;
+      gi.n = p.n;
+      gi.k = p.k;
+      gi.orig = g;
+      gi.tile_start = tiles;
+      gi.m_tiles = std::max(mt.tiles, 1);
+      gi.tile_rows = mt.rows;
+      if (mt.tiles == 0) continue;
+      tiles += mt.tiles * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+      ENCORE_RETURN_IF_ERROR(
+          maps_.Get(MapKey{p.a, p.m, p.k, MapRole::kTokens}, &params->maps[s].a));
+      ENCORE_RETURN_IF_ERROR(
+          maps_.Get(MapKey{p.b, p.n, p.k, MapRole::kWeights}, &params->maps[s].b));
+    }
+    params->device_m = args.device_m;
+    params->num_groups = num_groups;
+    params->num_tiles = tiles;
+
+    if (kind == KernelKind::kAuto) kind = ChooseKernel(tiles, info_.sm_count);
+    const int grid = kind == KernelKind::kPersistent ? std::min(tiles, info_.sm_count) : tiles;
+    plan->function = sm90::KernelFunction(kind, kGroups);
+    if (plan->function == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kind = ", static_cast<int>(kind), " is not a kernel kind"));
+    }
+    plan->grid = dim3(static_cast<unsigned>(std::max(grid, 1)), 1, 1);
+    plan->block = dim3(TileShape::kThreads, 1, 1);
+    plan->dynamic_smem_bytes = TileShape::kSmemBytes;
+    plan->supports_pdl = true;
+    plan->kind = kind;
+    plan->num_tiles = tiles;
+    plan->params_bytes = sizeof(Params<kGroups>);
+    return absl::OkStatus();
+  }
+
+  DeviceInfo info_;
+  TensorMapCache maps_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(RunnerOptions options) {
+  ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
+  ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));
+  if (info.max_smem_optin_per_block < TileShape::kSmemBytes) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("device ", info.ordinal, " allows ", info.max_smem_optin_per_block,
+                     " bytes of shared memory per block; the kernels need ",
+                     TileShape::kSmemBytes));
+  }
+  ENCORE_ASSIGN_OR_RETURN(DriverApi api, DriverApi::Load());
+  int current = 0;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&current), "cudaGetDevice");
+  if (current != info.ordinal) {
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(info.ordinal), "cudaSetDevice");
+  }
+  const cudaError_t configured = sm90::ConfigureKernels();
+  if (current != info.ordinal) (void)cudaSetDevice(current);
+  ENCORE_RETURN_IF_CUDA_ERROR(configured,
+                              "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");
+  return std::unique_ptr<Nvfp4GroupedGemm>(
+      new Sm90Nvfp4GroupedGemm(std::move(info), api, options.tensor_map_cache_capacity));
+}
+
+absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream, KernelKind kind) {
+  ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<Nvfp4GroupedGemm> gemm, Nvfp4GroupedGemm::Create());
+  return gemm->Run(args, stream, kind);
+}
+
+}  // namespace encore::gemm

@@ -1,0 +1,468 @@
+// sm_90a NVFP4 grouped GEMM: C[m][n] (fp16) = sum_k A[m][k] * B[n][k], A and B e2m1 with e4m3
+// scales per 16 k (blocked 128x4 layout).
+//
+// Hopper has no FP4 tensor cores, so both operands are dequantized exactly to fp16 (e2m1 x e4m3
+// products have <= 6 significant bits, within fp16 normals) and multiplied by wgmma with fp32
+// accumulation. The transposed product D[n][m] = B.A^T is computed:
+//   - weights (B, N side, the large operand) are the register-sourced wgmma A operand: each
+//     consumer warpgroup dequantizes its 64-row strip straight into A fragments;
+//   - tokens (A, M side, small and ragged) are the wgmma B operand (n = 16..256 chosen per tile):
+//     a dequant warp group writes them as fp16 into shared memory in the 128B-swizzled K-major
+//     layout, so small M wastes little.
+// Roles (warp specialization, one CTA = 3 warpgroups):
+//   warp 0 lane 0: TMA producer (packed e2m1 tiles by tensor maps, scales by 1D bulk copies);
+//   warps 1-3:     token dequant (raw stage -> fp16 token stage);
+//   warpgroups 1-2: weight dequant + wgmma + epilogue (staged through shared memory, 16-byte
+//                  coalesced stores, masked to the valid rows and columns).
+// Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
+// stages (tokens_ready = tok_full, tokens_finished = tok_empty), all mbarriers.
+//
+// NOTES: the k order inside a 128-k stage is permuted (any consistent permutation of the sum is
+// fine): wgmma step s (16 k), position p (0..15) holds actual k
+//   32*((p%8)/2) + 8*(s/2) + 2*(s%2) + p/8 + 4*(p%2)
+// so a consumer thread (lane%4 = c) reads its row's bytes [16c, 16c+16) as one 16-byte load
+// covering all 8 steps, and every half2 fragment is one nibble pair {i, i+4} of one 32-bit word.
+// The token dequant writes fp16 in exactly that order (see DequantTokenRow).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/dequant.cuh"
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/wgmma_rs.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+#ifndef ENCORE_SM90_WEIGHTS_NORMAL_FP16
+// 0: weight fragments are e2m1*scale*2^-7 (one multiply; may be fp16 subnormal, which the tensor
+//    cores must honor; the epilogue multiplies by 2^7). 1: exact e2m1*scale (two multiplies).
+#define ENCORE_SM90_WEIGHTS_NORMAL_FP16 0
+#endif
+
+namespace encore::gemm::sm90 {
+
+enum class WarpRole { kProducer, kIdle, kConsumer };
+
+// NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
+// __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
+// producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever.
+inline constexpr uint32_t kProducerRegs = 40;
+inline constexpr uint32_t kConsumerRegs = 232;
+static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThreads / 8 * 8),
+              "register reallocation exceeds the launch allocation (deadlock)");
+inline constexpr int kConsumerThreads = 256;
+
+struct TileCoord {
+  int slot = 0;  // group slot in Params (sorted order)
+  int m0 = 0;    // first token row
+  int rows = 0;  // valid token rows (<= 0: nothing to do)
+  int nw = 0;    // wgmma n: rows rounded up to kMGranule
+  int n0 = 0;    // first weight row (output column)
+};
+
+// Walks one linear tile table across all groups (group slots sorted by M, largest first; inside a
+// group, consecutive tiles share a weight tile so its second read hits L2).
+//   simple:     CTA b runs tile b only;
+//   persistent: CTA b runs round r's tile r*G + (r even ? b : G-1-b) (snake order, balances the
+//               largest-first costs), until past the end.
+template <int kGroups, bool kPersistent>
+struct TileScheduler {
+  const Params<kGroups>& p;
+
+  __device__ int Linear(int round) const {
+    int t;
+    if (kPersistent) {
+      const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+      t = round * g + ((round & 1) ? g - 1 - b : b);
+    } else {
+      t = round == 0 ? static_cast<int>(blockIdx.x) : p.num_tiles;
+    }
+    return t < p.num_tiles ? t : -1;
+  }
+
+  __device__ TileCoord Decode(int t) const {
+    TileCoord tc;
+    int g = 0;
+    while (g + 1 < p.num_groups && p.info[g + 1].tile_start <= t) ++g;
+    const GroupInfo& gi = p.info[g];
+    const int local = t - gi.tile_start;
+    const int n_tile = local / gi.m_tiles;
+    const int m_tile = local - n_tile * gi.m_tiles;
+    int m_eff = gi.m;
+    if (p.device_m != nullptr) m_eff = min(max(__ldg(p.device_m + gi.orig), 0), gi.m);
+    tc.slot = g;
+    tc.m0 = m_tile * gi.tile_rows;
+    tc.rows = min(gi.tile_rows, m_eff - tc.m0);
+    tc.nw = (tc.rows + TileShape::kMGranule - 1) / TileShape::kMGranule * TileShape::kMGranule;
+    tc.n0 = n_tile * TileShape::kBlockN;
+    return tc;
+  }
+};
+
+struct SmemLayout {
+  uint8_t* raw;  // kRawStages x [weights | tokens | weight scales | token scales]
+  uint8_t* tok;  // kTokStages x 2 atoms x [256 rows][128 bytes] fp16, 128B swizzle
+  uint16_t* epi;
+  uint64_t* raw_full;   // inputs_arrived
+  uint64_t* raw_empty;  // inputs_finished
+  uint64_t* tok_full;   // tokens_ready
+  uint64_t* tok_empty;  // tokens_finished
+
+  __device__ explicit SmemLayout(uint8_t* base) {
+    using T = TileShape;
+    raw = base;
+    tok = raw + T::kRawStages * T::kRawStageBytes;
+    epi = reinterpret_cast<uint16_t*>(tok + T::kTokStages * T::kTokStageBytes);
+    raw_full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(epi) + T::kEpilogueBytes);
+    raw_empty = raw_full + T::kRawStages;
+    tok_full = raw_empty + T::kRawStages;
+    tok_empty = tok_full + T::kTokStages;
+  }
+  __device__ uint8_t* RawWeights(int s) const { return raw + s * TileShape::kRawStageBytes; }
+  __device__ uint8_t* RawTokens(int s) const { return RawWeights(s) + TileShape::kRawWeightBytes; }
+  __device__ uint8_t* SfWeights(int s) const { return RawTokens(s) + TileShape::kRawTokenBytes; }
+  __device__ uint8_t* SfTokens(int s) const { return SfWeights(s) + TileShape::kSfWeightBytes; }
+  __device__ uint8_t* Tok(int s) const { return tok + s * TileShape::kTokStageBytes; }
+};
+
+// Number of 128-k blocks and whether the last one holds only 64 k (its second scale chunk is then
+// neither loaded nor used: the packed values there are TMA zero fill, their scales forced to 0).
+__device__ __forceinline__ int KBlocks(int k) { return (k + TileShape::kBlockK - 1) / TileShape::kBlockK; }
+__device__ __forceinline__ bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
+
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, uint32_t& it,
+                                             uint64_t pol_first, uint64_t pol_last) {
+  using T = TileShape;
+  const int kblocks = KBlocks(gi.k);
+  const int k64 = gi.k / 64;
+  const int mblk0 = tc.m0 / 128;
+  const int nblk = (tc.m0 + tc.nw - 1) / 128 - mblk0 + 1;
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    MbarWait(&sm.raw_empty[s], ((it / T::kRawStages) & 1) ^ 1);
+    const uint32_t sf_bytes = HalfBlock(gi.k, kb) ? 512 : 1024;
+    MbarArriveExpectTx(&sm.raw_full[s],
+                       T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (1 + nblk));
+    TmaLoad2D(sm.RawWeights(s), map_b, &sm.raw_full[s], kb * 64, tc.n0, pol_first);
+    TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
+    BulkLoad(sm.SfWeights(s),
+             gi.sfb + (static_cast<size_t>(tc.n0 / 128) * k64 + 2 * kb) * 512, sf_bytes,
+             &sm.raw_full[s], pol_first);
+    for (int b = 0; b < nblk; ++b) {
+      BulkLoad(sm.SfTokens(s) + b * 1024,
+               gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
+               &sm.raw_full[s], pol_last);
+    }
+  }
+}
+
+// Half a token row (atom h: k-steps 4h..4h+3, i.e. words q = 2h, 2h+1 of each 16-byte segment c)
+// of one raw stage -> 8 fp16 chunks of 16 bytes in the permuted k order.
+__device__ __forceinline__ void DequantTokenHalfRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
+                                                    uint8_t* tok, int r, int h, int m0,
+                                                    bool half) {
+  using T = TileShape;
+  uint32_t w[4][2];  // [c][q - 2h]: bytes [16c + 8h, 16c + 8h + 8) (64-byte TMA swizzle undone)
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const uint2 v = *reinterpret_cast<const uint2*>(raw_tok + r * 64 +
+                                                    ((c ^ ((r >> 1) & 3)) << 4) + 8 * h);
+    w[c][0] = v.x;
+    w[c][1] = v.y;
+  }
+  const int gr = m0 + r;
+  const int blk = gr / 128 - m0 / 128;
+  const int rr = gr & 127;
+  const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
+  const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
+  const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
+  // Word (c, q) uses scale column j = 2c + q/2 = 2c + h: byte 2(c%2) + h of s0 (c < 2) or s1.
+  const uint32_t sel = h ? 0x0031u : 0x0020u;  // bytes {h, 2 + h} -> low 16 bits
+  const uint32_t h01 = E4m3x2ToHalf2(__byte_perm(s0, 0, sel));
+  const uint32_t h23 = E4m3x2ToHalf2(__byte_perm(s1, 0, sel));
+  const uint32_t sc[4] = {BroadcastLo(h01), BroadcastHi(h01), BroadcastLo(h23), BroadcastHi(h23)};
+  uint8_t* row = tok + h * T::kTokAtomBytes + r * 128;
+#pragma unroll
+  for (int qq = 0; qq < 2; ++qq) {
+    uint32_t x[4][4];  // [i][c]
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const uint32_t word = w[c][qq];
+      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), sc[c]);
+      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), sc[c]);
+      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), sc[c]);
+      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), sc[c]);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int ch = 4 * qq + i;  // q = 2h + qq: chunk 4(q % 2) + i of atom h
+      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
+          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
+    }
+  }
+}
+
+// All 256 consumer threads split a stage's tokens in half-row units (u -> row u % nw, atom
+// u / nw: a warp's lanes take consecutive rows of one atom, so the 16-byte stores are
+// conflict-free).
+__device__ __forceinline__ void DequantTokens(const SmemLayout& sm, const TileCoord& tc,
+                                             bool half, uint32_t it, int tt) {
+  using T = TileShape;
+  const int s = it % T::kRawStages;
+  const int ts = it % T::kTokStages;
+  MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+  MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
+  for (int u = tt; u < 2 * tc.nw; u += kConsumerThreads) {
+    const int h = u >= tc.nw;
+    DequantTokenHalfRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), u - h * tc.nw, h, tc.m0,
+                        half);
+  }
+  FenceProxyAsyncShared();
+  MbarArrive(&sm.tok_full[ts]);
+}
+
+// 8 wgmma k-steps of one stage at width N.
+template <int N>
+__device__ __forceinline__ void MmaStage(float* acc, const uint32_t (&frag)[8][4],
+                                         uint32_t tok_addr) {
+#pragma unroll
+  for (int s = 0; s < 8; ++s) {
+    WgmmaRS<N>(acc, frag[s],
+               SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
+  }
+}
+
+__device__ __forceinline__ void MmaStageN(int nw, float* acc, const uint32_t (&frag)[8][4],
+                                          uint32_t tok_addr) {
+  switch (nw >> 4) {
+#define ENCORE_CASE(i) \
+  case i: MmaStage<16 * i>(acc, frag, tok_addr); break;
+    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
+    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
+    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+#undef ENCORE_CASE
+    default: break;
+  }
+}
+
+// Weight fragments of stage `it` for consumer warpgroup cw (weight rows [64cw, 64cw + 64)),
+// then the raw stage is released (its tokens were dequantized before).
+__device__ __forceinline__ void BuildWeightFrags(const SmemLayout& sm, bool half, uint32_t it,
+                                                 int cw, int ct, uint32_t (&frag)[8][4]) {
+  using T = TileShape;
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int r0 = cw * 64 + (ct >> 5) * 16 + g;  // weight row in the tile; r0 + 8 is the other
+  const int s = it % T::kRawStages;
+  const int sf0 = (c >> 1) * 512 + (r0 & 31) * 16 + (r0 >> 5) * 4 + 2 * (c & 1);
+  const int sf1 = (c >> 1) * 512 + ((r0 + 8) & 31) * 16 + ((r0 + 8) >> 5) * 4 + 2 * (c & 1);
+  MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+  const uint8_t* rw = sm.RawWeights(s);
+  const uint4 w0 = *reinterpret_cast<const uint4*>(rw + r0 * 64 + c * 16);
+  const uint4 w1 = *reinterpret_cast<const uint4*>(rw + (r0 + 8) * 64 + c * 16);
+  uint32_t sc0 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf0);
+  uint32_t sc1 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf1);
+  MbarArrive(&sm.raw_empty[s]);
+  if (half && c >= 2) sc0 = sc1 = 0;
+  uint32_t h0 = E4m3x2ToHalf2(sc0), h1 = E4m3x2ToHalf2(sc1);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+  h0 = HMul2(h0, kHalf2Two7);
+  h1 = HMul2(h1, kHalf2Two7);
+#endif
+  const uint32_t s0[2] = {BroadcastLo(h0), BroadcastHi(h0)};
+  const uint32_t s1[2] = {BroadcastLo(h1), BroadcastHi(h1)};
+  const uint32_t a0[4] = {w0.x, w0.y, w0.z, w0.w};
+  const uint32_t a1[4] = {w1.x, w1.y, w1.z, w1.w};
+#pragma unroll
+  for (int st = 0; st < 8; ++st) {
+    const int q = st >> 1;
+    uint32_t x0, x1, x2, x3;
+    if (st & 1) {
+      x0 = E2m1PairToHalf2Shifted<2>(a0[q]); x1 = E2m1PairToHalf2Shifted<2>(a1[q]);
+      x2 = E2m1PairToHalf2Shifted<3>(a0[q]); x3 = E2m1PairToHalf2Shifted<3>(a1[q]);
+    } else {
+      x0 = E2m1PairToHalf2Shifted<0>(a0[q]); x1 = E2m1PairToHalf2Shifted<0>(a1[q]);
+      x2 = E2m1PairToHalf2Shifted<1>(a0[q]); x3 = E2m1PairToHalf2Shifted<1>(a1[q]);
+    }
+#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
+    x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
+    x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
+#endif
+    frag[st][0] = HMul2(x0, s0[st >> 2]);
+    frag[st][1] = HMul2(x1, s1[st >> 2]);
+    frag[st][2] = HMul2(x2, s0[st >> 2]);
+    frag[st][3] = HMul2(x3, s1[st >> 2]);
+  }
+}
+
+// The sequence of (tile, k block) a CTA works through; every role walks the same one.
+template <int kGroups, bool kPersistent>
+struct WorkIter {
+  const TileScheduler<kGroups, kPersistent>* sched;
+  int round = -1;
+  TileCoord tc;
+  int kb = 0;
+  int kblocks = 0;
+  int k = 0;
+  bool valid = false;
+
+  __device__ void NextTile() {
+    for (;;) {
+      const int t = sched->Linear(++round);
+      if (t < 0) {
+        valid = false;
+        return;
+      }
+      tc = sched->Decode(t);
+      if (tc.rows > 0) break;
+    }
+    k = sched->p.info[tc.slot].k;
+    kb = 0;
+    kblocks = KBlocks(k);
+    valid = true;
+  }
+  __device__ void Next() {
+    if (++kb == kblocks) NextTile();
+  }
+  __device__ bool Half() const { return HalfBlock(k, kb); }
+};
+
+__device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, int cw, int ct,
+                                             const float (&acc)[128]) {
+  using T = TileShape;
+#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
+  constexpr float kOut = 1.0f;
+#else
+  constexpr float kOut = 128.0f;
+#endif
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int wr = (ct >> 5) * 16 + g;
+  uint16_t* stage = sm.epi + cw * T::kEpilogueRows * T::kEpiloguePitch;
+  const int col0 = tc.n0 + cw * 64;
+  constexpr int P = T::kEpiloguePitch;
+#pragma unroll
+  for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
+    if (ch * T::kEpilogueRows < tc.nw) {
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        const int j = ch * 4 + jj;
+        const int tr = 8 * jj + 2 * c;
+        stage[tr * P + wr] = __half_as_ushort(__float2half_rn(acc[4 * j] * kOut));
+        stage[(tr + 1) * P + wr] = __half_as_ushort(__float2half_rn(acc[4 * j + 1] * kOut));
+        stage[tr * P + wr + 8] = __half_as_ushort(__float2half_rn(acc[4 * j + 2] * kOut));
+        stage[(tr + 1) * P + wr + 8] = __half_as_ushort(__float2half_rn(acc[4 * j + 3] * kOut));
+      }
+      NamedBarrierSync(1 + cw, 128);
+#pragma unroll
+      for (int idx = ct; idx < T::kEpilogueRows * 8; idx += 128) {
+        const int row = idx >> 3, col8 = idx & 7;
+        const int m = ch * T::kEpilogueRows + row;
+        const int n = col0 + col8 * 8;
+        if (m < tc.rows && n < gi.n) {
+          *reinterpret_cast<uint4*>(gi.c + static_cast<size_t>(tc.m0 + m) * gi.n + n) =
+              *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
+        }
+      }
+      NamedBarrierSync(1 + cw, 128);
+    }
+  }
+}
+
+template <int kGroups, bool kPersistent>
+__global__ void __launch_bounds__(TileShape::kThreads, 1)
+    Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
+  const SmemLayout sm(base);
+  const TileScheduler<kGroups, kPersistent> sched{p};
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const WarpRole role =
+      warp == 0 ? WarpRole::kProducer : (warp < 4 ? WarpRole::kIdle : WarpRole::kConsumer);
+
+  if (tid == 0) {
+    for (int s = 0; s < TileShape::kRawStages; ++s) {
+      MbarInit(&sm.raw_full[s], 1);
+      MbarInit(&sm.raw_empty[s], kConsumerThreads);
+    }
+    for (int s = 0; s < TileShape::kTokStages; ++s) {
+      MbarInit(&sm.tok_full[s], kConsumerThreads);
+      MbarInit(&sm.tok_empty[s], kConsumerThreads);
+    }
+    FenceBarrierInit();
+  }
+  __syncthreads();
+  // PDL: nothing below reads inputs or writes outputs before the previous grid completed.
+  GridDependencyWait();
+
+  if (role != WarpRole::kConsumer) {
+    RegDealloc<kProducerRegs>();
+    if (role == WarpRole::kProducer && (tid & 31) == 0) {
+      const uint64_t pol_first = PolicyEvictFirst();
+      const uint64_t pol_last = PolicyEvictLast();
+      uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
+      for (int round = 0;; ++round) {
+        const int t = sched.Linear(round);
+        if (t < 0) break;
+        const TileCoord tc = sched.Decode(t);
+        if (tc.rows <= 0) continue;
+        ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
+                     pol_first, pol_last);
+      }
+      // Every load is issued: dependents may start launching (they wait for our completion
+      // with griddepcontrol.wait before touching memory).
+      GridDependentsLaunch();
+    }
+    return;
+  }
+  RegAlloc<kConsumerRegs>();
+  const int cw = warp / 4 - 1;
+  const int ct = tid - 128 * (cw + 1);
+  const int tt = tid - 128;  // index among all consumer threads
+  WorkIter<kGroups, kPersistent> cur{&sched};
+  cur.NextTile();
+  if (!cur.valid) return;
+  float acc[128];
+  uint32_t frag[8][4];
+  uint32_t it = 0;
+  DequantTokens(sm, cur.tc, cur.Half(), it, tt);
+  BuildWeightFrags(sm, cur.Half(), it, cw, ct, frag);
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  while (cur.valid) {
+    // Stage `it`: wgmma on tokens already in shared memory, while this thread dequantizes its
+    // share of the tokens of stage it + 1 (possibly the next tile's first).
+    const int ts = it % TileShape::kTokStages;
+    MbarWait(&sm.tok_full[ts], (it / TileShape::kTokStages) & 1);
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    WgmmaFence();
+    MmaStageN(cur.tc.nw, acc, frag, SmemAddr(sm.Tok(ts)));
+    WgmmaCommit();
+    WorkIter<kGroups, kPersistent> nxt = cur;
+    nxt.Next();
+    if (nxt.valid) DequantTokens(sm, nxt.tc, nxt.Half(), it + 1, tt);
+    WgmmaWait<0>();
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    MbarArrive(&sm.tok_empty[ts]);
+    if (nxt.valid) BuildWeightFrags(sm, nxt.Half(), it + 1, cw, ct, frag);
+    if (!nxt.valid || nxt.kb == 0) {
+      EpilogueTile(p.info[cur.tc.slot], cur.tc, sm, cw, ct, acc);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    }
+    cur = nxt;
+    ++it;
+  }
+}
+
+}  // namespace encore::gemm::sm90

@@ -1,0 +1,390 @@
+// GPU tests of the sm90 NVFP4 grouped GEMM against the CPU reference (double accumulation, one
+// fp16 rounding): fresh random data for every case, outputs poisoned before every run, both
+// kernels forced on each case. Skips (with the reason) without a GPU.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cuda_utils/raii.h"
+#include "cuda_utils/status.h"
+#include "gemm/grouped_gemm.h"
+#include "gemm/launch.h"
+#include "gemm/nvfp4.h"
+#include "gemm/problem.h"
+#include "gemm/reference.h"
+#include "gemm/sm90_support.h"
+#include "gemm/testing/device_problem.h"
+#include "gemm/testing/host_problem.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace encore::gemm {
+namespace {
+
+using testing::DeviceGroupedProblem;
+using testing::Distribution;
+using testing::HostGroupedProblem;
+using testing::MakeHostProblem;
+using testing::Shape;
+
+std::vector<Shape> Zip(std::vector<int> m, std::vector<int> n, std::vector<int> k) {
+  std::vector<Shape> s;
+  for (size_t i = 0; i < m.size(); ++i) s.push_back({m[i], n[i], k[i]});
+  return s;
+}
+
+struct Case {
+  std::string name;
+  std::vector<Shape> shapes;
+};
+
+std::vector<Case> GpuModeCases() {
+  return {
+      {"gm0", Zip({96, 128}, {128, 256}, {256, 512})},
+      {"gm1", Zip({256, 72}, {512, 384}, {256, 256})},
+      {"gm2", Zip({128, 128}, {128, 256}, {512, 256})},
+      {"gm3", Zip({80, 128, 256}, {384, 256, 128}, {256, 512, 256})},
+      {"gm4", Zip({64, 72, 96}, {128, 384, 512}, {512, 512, 256})},
+      {"gm5", Zip({64, 256, 128}, {768, 128, 256}, {512, 256, 512})},
+      {"gm6", Zip({128, 128, 64}, {256, 512, 512}, {768, 256, 768})},
+      {"gm7", Zip({128, 128, 128, 128}, {128, 128, 128, 128}, {512, 256, 512, 256})},
+      {"gm8", Zip({40, 56, 384, 512}, {512, 384, 256, 128}, {256, 256, 256, 256})},
+      {"gm9", Zip({512, 384, 256, 128}, {256, 256, 256, 256}, {512, 768, 512, 768})},
+      // Edges: an empty group, one row, 129 rows (two tiles of 80 / 49 rows, three scale
+      // blocks), K = 64 (half a k block), K = 192, N = 8 and N = 136 (partial weight tiles).
+      {"edges", Zip({0, 1, 129, 16, 300, 7}, {128, 256, 128, 8, 136, 64},
+                    {256, 64, 192, 64, 320, 128})},
+  };
+}
+
+std::vector<Shape> SixtyFourGroups(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Shape> s;
+  for (int g = 0; g < kMaxGroups; ++g) {
+    s.push_back({static_cast<int>(rng() % 200), 8 * (1 + static_cast<int>(rng() % 40)),
+                 64 * (1 + static_cast<int>(rng() % 6))});
+  }
+  return s;
+}
+
+// Waits for the device with a deadline: a hung kernel aborts the test binary (which tears the
+// context down) instead of holding the GPU until an outer timeout.
+void SyncOrDie(cudaStream_t stream = nullptr, double seconds = 20.0) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const cudaError_t e = stream ? cudaStreamQuery(stream) : cudaStreamQuery(nullptr);
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) {
+      std::fprintf(stderr, "device error: %s\n", cudaGetErrorString(e));
+      std::abort();
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+        seconds) {
+      std::fprintf(stderr, "kernel did not finish within %.0f s: aborting\n", seconds);
+      std::abort();
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    std::fprintf(stderr, "device error: %s\n", cudaGetErrorString(e));
+    std::abort();
+  }
+}
+
+int OrderedHalf(uint16_t h) { return (h & 0x8000) ? -static_cast<int>(h & 0x7FFF) : h; }
+bool IsNan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
+
+double HalfUlp(uint16_t h) {
+  const int e = (h >> 10) & 0x1F;
+  return std::ldexp(1.0, (e == 0 ? 1 : e) - 25);
+}
+
+// Compares group g's C with the reference; rows >= valid_rows must still hold the poison.
+// max_ulps = 0 (GPU MODE data): bit-exact. Otherwise an output passes within 1 fp16 ulp of the
+// reference, or, where fp32 accumulation meets cancellation (full-range data spans 2^-10 .. 2688
+// per operand), within 1 ulp + k * 2^-24 * sum|a_k b_k| of the exact sum (the standard fp32
+// recursive-summation bound; wgmma accumulates in fp32). Such outputs are counted and printed.
+void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t>& got,
+                        int valid_rows, int max_ulps, const std::string& what) {
+  const std::vector<uint16_t> ref = ReferenceGemm(hg.a, hg.b);
+  const std::vector<double> exact = ReferenceGemmDouble(hg.a, hg.b);
+  std::vector<double> abs_sum;
+  if (max_ulps > 0) {
+    Nvfp4Matrix a = hg.a, b = hg.b;
+    for (uint8_t& v : a.packed) v &= 0x77;
+    for (uint8_t& v : b.packed) v &= 0x77;
+    abs_sum = ReferenceGemmDouble(a, b);
+  }
+  const int m = hg.shape.m, n = hg.shape.n;
+  ASSERT_EQ(got.size(), static_cast<size_t>(m) * n) << what;
+  int64_t bad = 0, unwritten = 0, clobbered = 0, fp32_bound = 0;
+  int worst = 0;
+  size_t worst_at = 0;
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const size_t i = static_cast<size_t>(r) * n + c;
+      if (r >= valid_rows) {
+        clobbered += got[i] != 0xFFFF;
+        continue;
+      }
+      if (IsNan(got[i])) {
+        ++unwritten;
+        continue;
+      }
+      const int d = std::abs(OrderedHalf(got[i]) - OrderedHalf(ref[i]));
+      if (d > max_ulps) {
+        const double err = std::abs(static_cast<double>(HalfBitsToFloat(got[i])) - exact[i]);
+        const double bound = max_ulps == 0 ? -1.0
+                             : HalfUlp(ref[i]) + hg.shape.k * std::ldexp(abs_sum[i], -24);
+        if (err <= bound) {
+          ++fp32_bound;
+        } else {
+          ++bad;
+          if (d > worst) {
+            worst = d;
+            worst_at = i;
+          }
+        }
+      }
+    }
+  }
+  if (fp32_bound > 0) {
+    std::printf("%s: %lld of %lld outputs beyond 1 ulp, within the fp32 accumulation bound\n",
+                what.c_str(), static_cast<long long>(fp32_bound),
+                static_cast<long long>(valid_rows) * n);
+  }
+  EXPECT_EQ(unwritten, 0) << what << ": NaN (unwritten or poisoned) outputs";
+  EXPECT_EQ(clobbered, 0) << what << ": rows beyond the dynamic M were written";
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " outputs off by more than " << max_ulps
+                    << " ulp (and the fp32 bound); worst " << worst << " ulp at row "
+                    << worst_at / n << " col " << worst_at % n << " (got 0x" << std::hex
+                    << got[worst_at] << ", want 0x" << ref[worst_at] << std::dec << ")";
+}
+
+class Sm90GemmTest : public ::testing::Test {
+ protected:
+  static Nvfp4GroupedGemm* Runner() {
+    static std::unique_ptr<Nvfp4GroupedGemm> runner = [] {
+      auto r = Nvfp4GroupedGemm::Create();
+      EXPECT_TRUE(r.ok()) << r.status();
+      return r.ok() ? std::move(*r) : nullptr;
+    }();
+    return runner.get();
+  }
+
+  // Uploads, poisons, runs `kind`, checks every group.
+  void RunAndCheck(const HostGroupedProblem& host, Distribution dist, KernelKind kind,
+                   const std::string& what) {
+    Nvfp4GroupedGemm* gemm = Runner();
+    ASSERT_NE(gemm, nullptr);
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+    ENCORE_ASSERT_OK(gemm->Run(dev->args(), nullptr, kind));
+    SyncOrDie();
+    const int max_ulps = dist == Distribution::kGpuMode ? 0 : 1;
+    for (size_t g = 0; g < host.groups.size(); ++g) {
+      auto c = dev->DownloadC(static_cast<int>(g), nullptr);
+      ASSERT_TRUE(c.ok()) << c.status();
+      ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, max_ulps,
+                         absl::StrCat(what, " group ", g));
+    }
+  }
+};
+
+const char* DistName(Distribution d) {
+  return d == Distribution::kGpuMode ? "gpumode" : "fullrange";
+}
+
+TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  uint64_t seed = std::random_device{}();
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
+  for (const Case& c : GpuModeCases()) {
+    for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+        const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
+        RunAndCheck(host, dist, kind,
+                    absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind)));
+      }
+    }
+  }
+}
+
+// Weight fragments are e2m1 * scale * 2^-7 in fp16 (one multiply); with the smallest e4m3 scale
+// (2^-9) every code below 4 becomes an fp16 subnormal. GPU MODE-like tokens keep the sums exact,
+// so any subnormal flushed by the multiplier or the tensor cores shows as a mismatch.
+TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+    HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 128}, {512, 256}),
+                                              Distribution::kGpuMode, std::random_device{}());
+    for (testing::HostGroup& hg : host.groups) {
+      std::fill(hg.b.scales.begin(), hg.b.scales.end(), 0x01);  // 2^-9
+      hg.sfb_blocked = ToBlockedScales(hg.b.scales, hg.shape.n, hg.shape.k);
+    }
+    RunAndCheck(host, Distribution::kGpuMode, kind,
+                absl::StrCat("subnormal weights ", KernelKindName(kind)));
+  }
+}
+
+TEST_F(Sm90GemmTest, SixtyFourGroups) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  uint64_t seed = std::random_device{}();
+  for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+    for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kAuto}) {
+      seed += 2;
+      const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
+      RunAndCheck(host, dist, kind, absl::StrCat("64 groups ", DistName(dist), " ",
+                                                 KernelKindName(kind)));
+    }
+  }
+}
+
+TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  const std::vector<Shape> shapes = Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256},
+                                        {256, 512, 128, 192, 256});
+  const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+    const HostGroupedProblem host =
+        MakeHostProblem(shapes, Distribution::kFullRange, std::random_device{}());
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    auto dm = DeviceBuffer::Create(device_m.size() * sizeof(int32_t));
+    ASSERT_TRUE(dm.ok());
+    ENCORE_ASSERT_OK(ToStatus(cudaMemcpy(dm->get(), device_m.data(), dm->size(),
+                                         cudaMemcpyHostToDevice), "copy device_m"));
+    ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+    GroupedGemmArguments args = dev->args();
+    args.device_m = dm->as<int32_t>();
+    ENCORE_ASSERT_OK(Runner()->Run(args, nullptr, kind));
+    SyncOrDie();
+    for (size_t g = 0; g < shapes.size(); ++g) {
+      auto c = dev->DownloadC(static_cast<int>(g), nullptr);
+      ASSERT_TRUE(c.ok());
+      ExpectGroupMatches(host.groups[g], *c, device_m[g], 1,
+                         absl::StrCat("dynamic M ", KernelKindName(kind), " group ", g));
+    }
+  }
+}
+
+TEST_F(Sm90GemmTest, InvalidArgumentsLaunchNothing) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  const HostGroupedProblem host =
+      MakeHostProblem(Zip({64, 32}, {128, 128}, {128, 128}), Distribution::kGpuMode, 7);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok());
+  struct Bad {
+    const char* expect;
+    void (*mutate)(GroupProblem&);
+  };
+  const Bad bads[] = {
+      {"group 1: b is null", [](GroupProblem& p) { p.b = nullptr; }},
+      {"group 1: k = 96", [](GroupProblem& p) { p.k = 96; }},
+      {"group 1: n = 12", [](GroupProblem& p) { p.n = 12; }},
+      {"group 1: m = -1", [](GroupProblem& p) { p.m = -1; }},
+      {"group 1: sfa is not 16-byte aligned",
+       [](GroupProblem& p) { p.sfa = static_cast<const char*>(p.sfa) + 4; }},
+  };
+  for (const Bad& bad : bads) {
+    std::vector<GroupProblem> groups = dev->problems();
+    bad.mutate(groups[1]);
+    ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+    const absl::Status s = Runner()->Run(GroupedGemmArguments{groups, nullptr}, nullptr);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(bad.expect), absl::string_view::npos) << s;
+    SyncOrDie();
+    auto c0 = dev->DownloadC(0, nullptr);
+    ASSERT_TRUE(c0.ok());
+    EXPECT_TRUE(std::all_of(c0->begin(), c0->end(), [](uint16_t h) { return h == 0xFFFF; }))
+        << "group 0 was written although the arguments were rejected (" << bad.expect << ")";
+  }
+  const absl::Status empty = Runner()->Run(GroupedGemmArguments{}, nullptr);
+  EXPECT_NE(empty.message().find("groups is empty"), absl::string_view::npos) << empty;
+}
+
+// The launch description the graph layer uses: a kernel node built from NodeParams, replayed.
+TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  const HostGroupedProblem host = MakeHostProblem(
+      Zip({96, 128, 0}, {256, 128, 128}, {512, 256, 64}), Distribution::kFullRange, 11);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok());
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(Runner()->Prepare(dev->args(), plan.get()));
+  EXPECT_TRUE(plan->supports_pdl);
+  EXPECT_LE(plan->params_bytes, kMaxParamBytes);
+  auto again = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(Runner()->Prepare(dev->args(), again.get()));
+  EXPECT_TRUE(plan->SameLaunch(*again)) << "Prepare is not deterministic";
+
+  auto graph = Graph::Create();
+  ASSERT_TRUE(graph.ok());
+  void* slot = nullptr;
+  const cudaKernelNodeParams node_params = plan->NodeParams(&slot);
+  cudaGraphNode_t node;
+  ENCORE_ASSERT_OK(ToStatus(cudaGraphAddKernelNode(&node, graph->get(), nullptr, 0, &node_params),
+                            "cudaGraphAddKernelNode"));
+  auto exec = GraphExec::Instantiate(graph->get());
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (int rep = 0; rep < 2; ++rep) {
+    ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+    ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), nullptr), "cudaGraphLaunch"));
+    SyncOrDie();
+    for (int g = 0; g < 3; ++g) {
+      auto c = dev->DownloadC(g, nullptr);
+      ASSERT_TRUE(c.ok());
+      ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
+                         absl::StrCat("graph replay ", rep, " group ", g));
+    }
+  }
+  // PDL launch on a stream: two back-to-back launches, the second programmatic.
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  ENCORE_ASSERT_OK(dev->PoisonOutputs(stream->get()));
+  ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
+  ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
+  SyncOrDie(stream->get());
+  for (int g = 0; g < 3; ++g) {
+    auto c = dev->DownloadC(g, nullptr);
+    ASSERT_TRUE(c.ok());
+    ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
+                       absl::StrCat("pdl group ", g));
+  }
+}
+
+TEST(Sm90SupportTest, OnlyComputeCapability90) {
+  EXPECT_TRUE(CheckKernelsSupport(9, 0).ok());
+  for (auto [major, minor] : {std::pair{8, 0}, std::pair{8, 9}, std::pair{10, 0},
+                              std::pair{12, 0}, std::pair{9, 1}}) {
+    const absl::Status s = CheckKernelsSupport(major, minor);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(s.message().find(absl::StrCat(major, ".", minor)), absl::string_view::npos) << s;
+    EXPECT_NE(s.message().find("9.0"), absl::string_view::npos) << s;
+  }
+}
+
+TEST(Sm90SupportTest, CreateWithoutGpuSaysNoDevice) {
+  if (CudaDeviceAvailable().ok()) GTEST_SKIP() << "a GPU is present";
+  auto r = Nvfp4GroupedGemm::Create();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no CUDA device"), absl::string_view::npos) << r.status();
+  const absl::Status s = GroupedGemm(GroupedGemmArguments{}, nullptr);
+  EXPECT_FALSE(s.ok());
+}
+
+}  // namespace
+}  // namespace encore::gemm
