@@ -138,8 +138,7 @@ std::vector<uint8_t> ToBlockedScales(absl::Span<const uint8_t> row_major, int ro
 }
 
 std::vector<uint8_t> FromBlockedScales(absl::Span<const uint8_t> blocked, int rows, int k) {
-  ABSL_RAW_CHECK(rows >= 0 && k >= 0 && k % kScaleVectorSize == 0,
-                 "FromBlockedScales: bad shape");
+  ABSL_RAW_CHECK(rows >= 0 && k >= 0 && k % kScaleVectorSize == 0, "FromBlockedScales: bad shape");
   ABSL_RAW_CHECK(blocked.size() == BlockedScaleBytes(rows, k),
                  "FromBlockedScales: blocked.size() != BlockedScaleBytes(rows, k)");
   const int cols = k / kScaleVectorSize;

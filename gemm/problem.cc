@@ -51,7 +51,7 @@ absl::Status ValidateGroup(size_t g, const GroupProblem& p) {
     const void* ptr;
     bool required;
   } pointers[] = {
-      {"a", p.a, has_rows}, {"b", p.b, true},   {"sfa", p.sfa, has_rows},
+      {"a", p.a, has_rows}, {"b", p.b, true},     {"sfa", p.sfa, has_rows},
       {"sfb", p.sfb, true}, {"c", p.c, has_rows},
   };
   for (const auto& ptr : pointers) {
@@ -65,8 +65,8 @@ absl::Status ValidateGroup(size_t g, const GroupProblem& p) {
 absl::Status Validate(const GroupedGemmArguments& args) {
   if (args.groups.empty()) return absl::InvalidArgumentError("groups is empty");
   if (args.groups.size() > static_cast<size_t>(kMaxGroups)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        args.groups.size(), " groups exceed the supported maximum of ", kMaxGroups));
+    return absl::InvalidArgumentError(
+        absl::StrCat(args.groups.size(), " groups exceed the supported maximum of ", kMaxGroups));
   }
   if (args.device_m != nullptr && !Aligned(args.device_m, alignof(int32_t))) {
     return absl::InvalidArgumentError(

@@ -27,7 +27,7 @@ TEST(E2M1, DecodesTheTable) {
     EXPECT_EQ(DecodeE2M1(c), expected[c]) << int{c};
     EXPECT_EQ(DecodeE2M1(static_cast<uint8_t>(c | 8)), -expected[c]) << int{c};
   }
-  EXPECT_TRUE(std::signbit(DecodeE2M1(8)));     // -0
+  EXPECT_TRUE(std::signbit(DecodeE2M1(8)));      // -0
   EXPECT_EQ(DecodeE2M1(0xf3), DecodeE2M1(0x3));  // only the low nibble counts
 }
 
@@ -213,8 +213,9 @@ TEST(Half, DoubleRoundsOnceNotThroughFloat) {
 size_t OracleOffset(int r, int j, int k) {
   const int col_tiles = (k / 16 + 3) / 4;
   const int row_tile = r / 128, in_tile = r % 128, col_tile = j / 4;
-  return (((static_cast<size_t>(row_tile) * col_tiles + col_tile) * 32 + in_tile % 32) * 4 +
-          in_tile / 32) * 4 + j % 4;
+  const size_t tile = static_cast<size_t>(row_tile) * col_tiles + col_tile;
+  const size_t row_slot = (tile * 32 + in_tile % 32) * 4 + in_tile / 32;
+  return row_slot * 4 + j % 4;
 }
 
 std::vector<uint8_t> PatternScales(int rows, int k) {
