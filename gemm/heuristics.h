@@ -92,13 +92,11 @@ int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
 
 // The simple kernel lets the hardware block scheduler balance tiles of unequal cost (tiles are
 // ordered largest first); the persistent kernel saves the per-CTA prologue and overlaps each
-// tile's epilogue with the next tile's loads, which pays once there are several tiles per SM.
-// Crossover measured on the H200: see benchmarks/results/crossover.txt.
-inline constexpr int kPersistentMinTilesPerSm = 2;
-
+// tile's epilogue with the next tile's loads, which pays once there is more than one wave.
+// Measured on the H200 (benchmarks/results/crossover.txt): simple 0.6-2% faster at <= 0.97 tiles
+// per SM, persistent 2-6% faster from 1.94 tiles per SM on.
 inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
-  return num_tiles >= kPersistentMinTilesPerSm * sm_count ? KernelKind::kPersistent
-                                                          : KernelKind::kSimple;
+  return num_tiles > sm_count ? KernelKind::kPersistent : KernelKind::kSimple;
 }
 
 }  // namespace encore::gemm

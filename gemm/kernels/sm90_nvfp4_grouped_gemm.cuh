@@ -43,15 +43,16 @@
 
 namespace encore::gemm::sm90 {
 
-enum class WarpRole { kProducer, kIdle, kConsumer };
+enum class WarpRole { kProducer, kTokenDequant, kConsumer };
 
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
 // producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever.
-inline constexpr uint32_t kProducerRegs = 40;
-inline constexpr uint32_t kConsumerRegs = 232;
+inline constexpr uint32_t kProducerRegs = 80;
+inline constexpr uint32_t kConsumerRegs = 208;
 static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
+inline constexpr int kDequantThreads = 96;
 inline constexpr int kConsumerThreads = 256;
 
 struct TileCoord {
@@ -161,19 +162,16 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   }
 }
 
-// Half a token row (atom h: k-steps 4h..4h+3, i.e. words q = 2h, 2h+1 of each 16-byte segment c)
-// of one raw stage -> 8 fp16 chunks of 16 bytes in the permuted k order.
-__device__ __forceinline__ void DequantTokenHalfRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
-                                                    uint8_t* tok, int r, int h, int m0,
-                                                    bool half) {
+// One token row of one raw stage -> 16 fp16 chunks (128 k) in the permuted k order.
+__device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
+                                                uint8_t* tok, int r, int m0, bool half) {
   using T = TileShape;
-  uint32_t w[4][2];  // [c][q - 2h]: bytes [16c + 8h, 16c + 8h + 8) (64-byte TMA swizzle undone)
+  uint32_t w[4][4];  // [c][q]: bytes [16c, 16c+16) of the row (64-byte TMA swizzle undone)
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
-    const uint2 v = *reinterpret_cast<const uint2*>(raw_tok + r * 64 +
-                                                    ((c ^ ((r >> 1) & 3)) << 4) + 8 * h);
-    w[c][0] = v.x;
-    w[c][1] = v.y;
+    const uint4 v =
+        *reinterpret_cast<const uint4*>(raw_tok + r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
+    w[c][0] = v.x; w[c][1] = v.y; w[c][2] = v.z; w[c][3] = v.w;
   }
   const int gr = m0 + r;
   const int blk = gr / 128 - m0 / 128;
@@ -181,49 +179,54 @@ __device__ __forceinline__ void DequantTokenHalfRow(const uint8_t* raw_tok, cons
   const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
   const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
   const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
-  // Word (c, q) uses scale column j = 2c + q/2 = 2c + h: byte 2(c%2) + h of s0 (c < 2) or s1.
-  const uint32_t sel = h ? 0x0031u : 0x0020u;  // bytes {h, 2 + h} -> low 16 bits
-  const uint32_t h01 = E4m3x2ToHalf2(__byte_perm(s0, 0, sel));
-  const uint32_t h23 = E4m3x2ToHalf2(__byte_perm(s1, 0, sel));
-  const uint32_t sc[4] = {BroadcastLo(h01), BroadcastHi(h01), BroadcastLo(h23), BroadcastHi(h23)};
-  uint8_t* row = tok + h * T::kTokAtomBytes + r * 128;
+  // Scale of word (c, q) is column j = 2c + q/2: pair c of {s0 lo, s0 hi, s1 lo, s1 hi}.
+  uint32_t sc[4][2];
+  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
 #pragma unroll
-  for (int qq = 0; qq < 2; ++qq) {
+  for (int c = 0; c < 4; ++c) {
+    const uint32_t h = E4m3x2ToHalf2(pairs[c]);
+    sc[c][0] = BroadcastLo(h);
+    sc[c][1] = BroadcastHi(h);
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
     uint32_t x[4][4];  // [i][c]
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
-      const uint32_t word = w[c][qq];
-      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), sc[c]);
-      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), sc[c]);
-      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), sc[c]);
-      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), sc[c]);
+      const uint32_t word = w[c][q];
+      const uint32_t s = sc[c][q >> 1];
+      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), s);
+      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), s);
+      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), s);
+      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), s);
     }
+    uint8_t* row = tok + (q >> 1) * T::kTokAtomBytes + r * 128;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const int ch = 4 * qq + i;  // q = 2h + qq: chunk 4(q % 2) + i of atom h
+      const int ch = 4 * (q & 1) + i;
       *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
           make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
     }
   }
 }
 
-// All 256 consumer threads split a stage's tokens in half-row units (u -> row u % nw, atom
-// u / nw: a warp's lanes take consecutive rows of one atom, so the 16-byte stores are
-// conflict-free).
-__device__ __forceinline__ void DequantTokens(const SmemLayout& sm, const TileCoord& tc,
-                                             bool half, uint32_t it, int tt) {
+__device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
+                                            const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
-  const int s = it % T::kRawStages;
-  const int ts = it % T::kTokStages;
-  MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-  MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
-  for (int u = tt; u < 2 * tc.nw; u += kConsumerThreads) {
-    const int h = u >= tc.nw;
-    DequantTokenHalfRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), u - h * tc.nw, h, tc.m0,
-                        half);
+  const int kblocks = KBlocks(gi.k);
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
+    const bool half = HalfBlock(gi.k, kb);
+    for (int r = dt; r < tc.nw; r += kDequantThreads) {
+      DequantTokenRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), r, tc.m0, half);
+    }
+    FenceProxyAsyncShared();
+    MbarArrive(&sm.tok_full[ts]);
+    MbarArrive(&sm.raw_empty[s]);
   }
-  FenceProxyAsyncShared();
-  MbarArrive(&sm.tok_full[ts]);
 }
 
 // 8 wgmma k-steps of one stage at width N.
@@ -250,87 +253,72 @@ __device__ __forceinline__ void MmaStageN(int nw, float* acc, const uint32_t (&f
   }
 }
 
-// Weight fragments of stage `it` for consumer warpgroup cw (weight rows [64cw, 64cw + 64)),
-// then the raw stage is released (its tokens were dequantized before).
-__device__ __forceinline__ void BuildWeightFrags(const SmemLayout& sm, bool half, uint32_t it,
-                                                 int cw, int ct, uint32_t (&frag)[8][4]) {
+// Consumer warpgroup cw (0/1): weight rows [64cw, 64cw+64) of the tile.
+__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
+                                             float (&acc)[128]) {
   using T = TileShape;
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
   const int r0 = cw * 64 + (ct >> 5) * 16 + g;  // weight row in the tile; r0 + 8 is the other
-  const int s = it % T::kRawStages;
+  const int kblocks = KBlocks(gi.k);
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
   const int sf0 = (c >> 1) * 512 + (r0 & 31) * 16 + (r0 >> 5) * 4 + 2 * (c & 1);
   const int sf1 = (c >> 1) * 512 + ((r0 + 8) & 31) * 16 + ((r0 + 8) >> 5) * 4 + 2 * (c & 1);
-  MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-  const uint8_t* rw = sm.RawWeights(s);
-  const uint4 w0 = *reinterpret_cast<const uint4*>(rw + r0 * 64 + c * 16);
-  const uint4 w1 = *reinterpret_cast<const uint4*>(rw + (r0 + 8) * 64 + c * 16);
-  uint32_t sc0 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf0);
-  uint32_t sc1 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf1);
-  MbarArrive(&sm.raw_empty[s]);
-  if (half && c >= 2) sc0 = sc1 = 0;
-  uint32_t h0 = E4m3x2ToHalf2(sc0), h1 = E4m3x2ToHalf2(sc1);
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    const uint8_t* rw = sm.RawWeights(s);
+    const uint4 w0 = *reinterpret_cast<const uint4*>(rw + r0 * 64 + c * 16);
+    const uint4 w1 = *reinterpret_cast<const uint4*>(rw + (r0 + 8) * 64 + c * 16);
+    uint32_t sc0 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf0);
+    uint32_t sc1 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf1);
+    MbarArrive(&sm.raw_empty[s]);
+    if (HalfBlock(gi.k, kb) && c >= 2) sc0 = sc1 = 0;
+    uint32_t h0 = E4m3x2ToHalf2(sc0), h1 = E4m3x2ToHalf2(sc1);
 #if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
-  h0 = HMul2(h0, kHalf2Two7);
-  h1 = HMul2(h1, kHalf2Two7);
+    h0 = HMul2(h0, kHalf2Two7);
+    h1 = HMul2(h1, kHalf2Two7);
 #endif
-  const uint32_t s0[2] = {BroadcastLo(h0), BroadcastHi(h0)};
-  const uint32_t s1[2] = {BroadcastLo(h1), BroadcastHi(h1)};
-  const uint32_t a0[4] = {w0.x, w0.y, w0.z, w0.w};
-  const uint32_t a1[4] = {w1.x, w1.y, w1.z, w1.w};
+    const uint32_t s0[2] = {BroadcastLo(h0), BroadcastHi(h0)};
+    const uint32_t s1[2] = {BroadcastLo(h1), BroadcastHi(h1)};
+    const uint32_t a0[4] = {w0.x, w0.y, w0.z, w0.w};
+    const uint32_t a1[4] = {w1.x, w1.y, w1.z, w1.w};
+    uint32_t frag[8][4];
 #pragma unroll
-  for (int st = 0; st < 8; ++st) {
-    const int q = st >> 1;
-    uint32_t x0, x1, x2, x3;
-    if (st & 1) {
-      x0 = E2m1PairToHalf2Shifted<2>(a0[q]); x1 = E2m1PairToHalf2Shifted<2>(a1[q]);
-      x2 = E2m1PairToHalf2Shifted<3>(a0[q]); x3 = E2m1PairToHalf2Shifted<3>(a1[q]);
-    } else {
-      x0 = E2m1PairToHalf2Shifted<0>(a0[q]); x1 = E2m1PairToHalf2Shifted<0>(a1[q]);
-      x2 = E2m1PairToHalf2Shifted<1>(a0[q]); x3 = E2m1PairToHalf2Shifted<1>(a1[q]);
-    }
+    for (int st = 0; st < 8; ++st) {
+      const int q = st >> 1;
+      uint32_t x0, x1, x2, x3;
+      if (st & 1) {
+        x0 = E2m1PairToHalf2Shifted<2>(a0[q]); x1 = E2m1PairToHalf2Shifted<2>(a1[q]);
+        x2 = E2m1PairToHalf2Shifted<3>(a0[q]); x3 = E2m1PairToHalf2Shifted<3>(a1[q]);
+      } else {
+        x0 = E2m1PairToHalf2Shifted<0>(a0[q]); x1 = E2m1PairToHalf2Shifted<0>(a1[q]);
+        x2 = E2m1PairToHalf2Shifted<1>(a0[q]); x3 = E2m1PairToHalf2Shifted<1>(a1[q]);
+      }
 #if ENCORE_SM90_WEIGHTS_NORMAL_FP16
-    x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
-    x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
+      x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
+      x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
 #endif
-    frag[st][0] = HMul2(x0, s0[st >> 2]);
-    frag[st][1] = HMul2(x1, s1[st >> 2]);
-    frag[st][2] = HMul2(x2, s0[st >> 2]);
-    frag[st][3] = HMul2(x3, s1[st >> 2]);
+      frag[st][0] = HMul2(x0, s0[st >> 2]);
+      frag[st][1] = HMul2(x1, s1[st >> 2]);
+      frag[st][2] = HMul2(x2, s0[st >> 2]);
+      frag[st][3] = HMul2(x3, s1[st >> 2]);
+    }
+    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    WgmmaFence();
+    MmaStageN(tc.nw, acc, frag, SmemAddr(sm.Tok(ts)));
+    WgmmaCommit();
+    WgmmaWait<0>();
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    MbarArrive(&sm.tok_empty[ts]);
   }
 }
-
-// The sequence of (tile, k block) a CTA works through; every role walks the same one.
-template <int kGroups, bool kPersistent>
-struct WorkIter {
-  const TileScheduler<kGroups, kPersistent>* sched;
-  int round = -1;
-  TileCoord tc;
-  int kb = 0;
-  int kblocks = 0;
-  int k = 0;
-  bool valid = false;
-
-  __device__ void NextTile() {
-    for (;;) {
-      const int t = sched->Linear(++round);
-      if (t < 0) {
-        valid = false;
-        return;
-      }
-      tc = sched->Decode(t);
-      if (tc.rows > 0) break;
-    }
-    k = sched->p.info[tc.slot].k;
-    kb = 0;
-    kblocks = KBlocks(k);
-    valid = true;
-  }
-  __device__ void Next() {
-    if (++kb == kblocks) NextTile();
-  }
-  __device__ bool Half() const { return HalfBlock(k, kb); }
-};
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,
@@ -386,15 +374,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const WarpRole role =
-      warp == 0 ? WarpRole::kProducer : (warp < 4 ? WarpRole::kIdle : WarpRole::kConsumer);
+      warp == 0 ? WarpRole::kProducer : (warp < 4 ? WarpRole::kTokenDequant : WarpRole::kConsumer);
 
   if (tid == 0) {
     for (int s = 0; s < TileShape::kRawStages; ++s) {
       MbarInit(&sm.raw_full[s], 1);
-      MbarInit(&sm.raw_empty[s], kConsumerThreads);
+      MbarInit(&sm.raw_empty[s], kDequantThreads + kConsumerThreads);
     }
     for (int s = 0; s < TileShape::kTokStages; ++s) {
-      MbarInit(&sm.tok_full[s], kConsumerThreads);
+      MbarInit(&sm.tok_full[s], kDequantThreads);
       MbarInit(&sm.tok_empty[s], kConsumerThreads);
     }
     FenceBarrierInit();
@@ -403,65 +391,47 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed.
   GridDependencyWait();
 
+  uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
   if (role != WarpRole::kConsumer) {
     RegDealloc<kProducerRegs>();
-    if (role == WarpRole::kProducer && (tid & 31) == 0) {
-      const uint64_t pol_first = PolicyEvictFirst();
-      const uint64_t pol_last = PolicyEvictLast();
-      uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
+    if (role == WarpRole::kProducer) {
+      if ((tid & 31) == 0) {
+        const uint64_t pol_first = PolicyEvictFirst();
+        const uint64_t pol_last = PolicyEvictLast();
+        for (int round = 0;; ++round) {
+          const int t = sched.Linear(round);
+          if (t < 0) break;
+          const TileCoord tc = sched.Decode(t);
+          if (tc.rows <= 0) continue;
+          ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
+                       pol_first, pol_last);
+        }
+        // Every load is issued: dependents may start launching (they wait for our completion
+        // with griddepcontrol.wait before touching memory).
+        GridDependentsLaunch();
+      }
+    } else {
       for (int round = 0;; ++round) {
         const int t = sched.Linear(round);
         if (t < 0) break;
         const TileCoord tc = sched.Decode(t);
         if (tc.rows <= 0) continue;
-        ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
-                     pol_first, pol_last);
+        DequantTile(p.info[tc.slot], tc, sm, it, tid - 32);
       }
-      // Every load is issued: dependents may start launching (they wait for our completion
-      // with griddepcontrol.wait before touching memory).
-      GridDependentsLaunch();
     }
-    return;
-  }
-  RegAlloc<kConsumerRegs>();
-  const int cw = warp / 4 - 1;
-  const int ct = tid - 128 * (cw + 1);
-  const int tt = tid - 128;  // index among all consumer threads
-  WorkIter<kGroups, kPersistent> cur{&sched};
-  cur.NextTile();
-  if (!cur.valid) return;
-  float acc[128];
-  uint32_t frag[8][4];
-  uint32_t it = 0;
-  DequantTokens(sm, cur.tc, cur.Half(), it, tt);
-  BuildWeightFrags(sm, cur.Half(), it, cw, ct, frag);
-#pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  while (cur.valid) {
-    // Stage `it`: wgmma on tokens already in shared memory, while this thread dequantizes its
-    // share of the tokens of stage it + 1 (possibly the next tile's first).
-    const int ts = it % TileShape::kTokStages;
-    MbarWait(&sm.tok_full[ts], (it / TileShape::kTokStages) & 1);
-#pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    WgmmaFence();
-    MmaStageN(cur.tc.nw, acc, frag, SmemAddr(sm.Tok(ts)));
-    WgmmaCommit();
-    WorkIter<kGroups, kPersistent> nxt = cur;
-    nxt.Next();
-    if (nxt.valid) DequantTokens(sm, nxt.tc, nxt.Half(), it + 1, tt);
-    WgmmaWait<0>();
-#pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    MbarArrive(&sm.tok_empty[ts]);
-    if (nxt.valid) BuildWeightFrags(sm, nxt.Half(), it + 1, cw, ct, frag);
-    if (!nxt.valid || nxt.kb == 0) {
-      EpilogueTile(p.info[cur.tc.slot], cur.tc, sm, cw, ct, acc);
-#pragma unroll
-      for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  } else {
+    RegAlloc<kConsumerRegs>();
+    const int cw = warp / 4 - 1;
+    const int ct = tid - 128 * (cw + 1);
+    float acc[128];
+    for (int round = 0;; ++round) {
+      const int t = sched.Linear(round);
+      if (t < 0) break;
+      const TileCoord tc = sched.Decode(t);
+      if (tc.rows <= 0) continue;
+      ConsumerTile(p.info[tc.slot], tc, sm, it, cw, ct, acc);
+      EpilogueTile(p.info[tc.slot], tc, sm, cw, ct, acc);
     }
-    cur = nxt;
-    ++it;
   }
 }
 
