@@ -77,6 +77,8 @@ GraphExecutor::~GraphExecutor() {
 
 absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::Create(
     gemm::Nvfp4GroupedGemm* runner, ExecutorOptions options) {
+  if (runner == nullptr) return absl::InvalidArgumentError("runner is null");
+  ENCORE_RETURN_IF_ERROR(ValidateExecutorOptions(options));  // before touching the device
   ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<GraphBackend> backend, CreateCudaGraphBackend());
   return CreateWithBackend(runner, std::move(backend), std::move(options));
 }
@@ -86,13 +88,7 @@ absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::CreateWithBackend(
     ExecutorOptions options) {
   if (runner == nullptr) return absl::InvalidArgumentError("runner is null");
   if (backend == nullptr) return absl::InvalidArgumentError("backend is null");
-  if (options.min_repeats < 1) return absl::InvalidArgumentError("min_repeats must be ≥ 1");
-  if (options.max_batch_calls < 1) {
-    return absl::InvalidArgumentError("max_batch_calls must be ≥ 1");
-  }
-  if (options.m_bucket.mode == MBucketMode::kMultiple && options.m_bucket.multiple <= 0) {
-    return absl::InvalidArgumentError("m_bucket.multiple must be > 0");
-  }
+  ENCORE_RETURN_IF_ERROR(ValidateExecutorOptions(options));
   return std::unique_ptr<GraphExecutor>(
       new GraphExecutor(runner, std::move(backend), std::move(options)));
 }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 
+#include "absl/status/status.h"
 #include "graph_cache/signature.h"
 
 namespace encore::graph_cache {
@@ -59,6 +60,11 @@ struct ExecutorOptions {
   int max_batch_calls = 256;
   ThrashGuardOptions thrash;
 };
+
+// OK, or InvalidArgument naming the first field whose value makes no sense (min_repeats < 1,
+// max_entries == 0, a thrash ratio outside [0, 1], ...).
+// GraphExecutor::Create / CreateWithBackend call it.
+[[nodiscard]] absl::Status ValidateExecutorOptions(const ExecutorOptions& options);
 
 }  // namespace encore::graph_cache
 

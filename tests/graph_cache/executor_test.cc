@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "graph_cache/batch.h"
 #include "graph_cache/sequence.h"
 #include "gtest/gtest.h"
@@ -73,6 +75,49 @@ TEST_F(ExecutorTest, CreateValidatesArguments) {
   bad.min_repeats = 0;
   EXPECT_FALSE(
       GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), bad).ok());
+}
+
+TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
+  ENCORE_EXPECT_OK(ValidateExecutorOptions(ExecutorOptions{}));
+  struct Case {
+    const char* field;
+    void (*spoil)(ExecutorOptions&);
+  };
+  const Case cases[] = {
+      {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = 0; }},
+      {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = -3; }},
+      {"max_entries", [](ExecutorOptions& o) { o.max_entries = 0; }},
+      {"max_device_bytes", [](ExecutorOptions& o) { o.max_device_bytes = 0; }},
+      {"recurrence_slots", [](ExecutorOptions& o) { o.recurrence_slots = 0; }},
+      {"failure_backoff", [](ExecutorOptions& o) { o.failure_backoff = -1; }},
+      {"m_bucket.multiple",
+       [](ExecutorOptions& o) { o.m_bucket = {MBucketMode::kMultiple, 0}; }},
+      {"m_bucket.mode",
+       [](ExecutorOptions& o) { o.m_bucket.mode = static_cast<MBucketMode>(7); }},
+      {"max_batch_calls", [](ExecutorOptions& o) { o.max_batch_calls = 0; }},
+      {"thrash.window", [](ExecutorOptions& o) { o.thrash.window = 0; }},
+      {"thrash.engage_miss_ratio", [](ExecutorOptions& o) { o.thrash.engage_miss_ratio = 1.5; }},
+      {"thrash.release_miss_ratio",
+       [](ExecutorOptions& o) { o.thrash.release_miss_ratio = o.thrash.engage_miss_ratio * 2; }},
+      {"thrash.cooldown_lookups", [](ExecutorOptions& o) { o.thrash.cooldown_lookups = 0; }},
+      {"thrash.max_cooldown_lookups",
+       [](ExecutorOptions& o) { o.thrash.max_cooldown_lookups = o.thrash.cooldown_lookups - 1; }},
+  };
+  for (const Case& c : cases) {
+    ExecutorOptions o;
+    c.spoil(o);
+    const absl::Status s = ValidateExecutorOptions(o);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.field;
+    EXPECT_NE(s.message().find(absl::StrCat("ExecutorOptions.", c.field, " ")),
+              absl::string_view::npos)
+        << s;
+    auto made = GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), o);
+    EXPECT_EQ(made.status().code(), absl::StatusCode::kInvalidArgument) << c.field;
+    // The CUDA path validates before it touches the device, so this holds without a GPU too.
+    EXPECT_EQ(GraphExecutor::Create(&gemm_, o).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << c.field;
+  }
 }
 
 TEST_F(ExecutorTest, ReplayMatchesDirect) {
