@@ -14,6 +14,7 @@ absl::Status Bad(const char* field, const char* rule) {
 absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
   if (o.min_repeats < 1) return Bad("min_repeats", "must be >= 1");
   if (o.max_entries == 0) return Bad("max_entries", "must be >= 1");
+  if (o.max_bindings_per_structure < 1) return Bad("max_bindings_per_structure", "must be >= 1");
   if (o.max_device_bytes == 0) return Bad("max_device_bytes", "must be > 0");
   if (o.recurrence_slots == 0) return Bad("recurrence_slots", "must be >= 1");
   if (o.failure_backoff < 0) return Bad("failure_backoff", "must be >= 0");
