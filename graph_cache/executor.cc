@@ -325,7 +325,7 @@ bool GraphExecutor::GuardAllowsCaptureLocked(bool reload) {
     guard_.Tick();  // a first capture
   }
   if (guard_.engagements() != engaged_before) {
-    counters_.thrash_engagements.fetch_add(1, std::memory_order_relaxed);
+    AddLocked(counters_.thrash_engagements, 1);
   }
   return guard_.CaptureAllowed();
 }
@@ -378,12 +378,12 @@ bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
 }
 
 GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t stream) {
-  counters_.hits.fetch_add(1, std::memory_order_relaxed);
+  AddLocked(counters_.hits, 1);
   if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
     RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
   }
-  counters_.graph_launches.fetch_add(1, std::memory_order_relaxed);
+  AddLocked(counters_.graph_launches, 1);
   v->last_use = ++tick_;
   lru_.Touch(v);
   return Outcome{true, FallbackReason::kNone};
@@ -420,7 +420,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     }
     v->Store(i, sigs[i]->binding);
     patched = true;
-    counters_.patches.fetch_add(1, std::memory_order_relaxed);
+    AddLocked(counters_.patches, 1);
   }
   v->fingerprint = fingerprint;
   return true;
@@ -454,12 +454,11 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
       *runner_, absl::MakeConstSpan(plan_ptrs_),
       absl::MakeConstSpan(pdl_.get(), calls.size()), &report);
-  if (report.capture_begun) counters_.captures.fetch_add(1, std::memory_order_relaxed);
-  if (report.instantiated) counters_.instantiations.fetch_add(1, std::memory_order_relaxed);
+  if (report.capture_begun) AddLocked(counters_.captures, 1);
+  if (report.instantiated) AddLocked(counters_.instantiations, 1);
   if (!graph.ok() || *graph == nullptr) {
     const bool instantiate_failed = report.captured && !report.instantiated;
-    (instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures)
-        .fetch_add(1, std::memory_order_relaxed);
+    AddLocked(instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures, 1);
     // Back off: a new structure waits in the structure table; a new variant of a live one waits
     // in the variant table (meanwhile its calls are served by patching).
     (e == nullptr ? seen_ : variant_seen_)
@@ -504,22 +503,22 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   ghosts_.Forget(hash);
   variant_seen_.Forget(vhash);
   ghosts_.Forget(vhash);
-  counters_.live_execs.fetch_add(1, std::memory_order_relaxed);
-  counters_.live_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  AddLocked(counters_.live_execs, 1);
+  AddLocked(counters_.live_bytes, bytes);
 
   // 4. Run it for this call.
   if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
     RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
   }
-  counters_.graph_launches.fetch_add(1, std::memory_order_relaxed);
+  AddLocked(counters_.graph_launches, 1);
   return Outcome{true, FallbackReason::kNone};
 }
 
 void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
-  counters_.live_execs.fetch_sub(1, std::memory_order_relaxed);
-  counters_.live_bytes.fetch_sub(v->lru_bytes, std::memory_order_relaxed);
-  (evicted ? counters_.evictions : counters_.dropped).fetch_add(1, std::memory_order_relaxed);
+  SubLocked(counters_.live_execs, 1);
+  SubLocked(counters_.live_bytes, v->lru_bytes);
+  AddLocked(evicted ? counters_.evictions : counters_.dropped, 1);
   lru_.Remove(v);
   Entry* e = v->entry;
   if (evicted) ghosts_.Set(VariantHash(e->hash, v->HashStored()), 1);

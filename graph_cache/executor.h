@@ -193,6 +193,10 @@ class GraphExecutor {
  private:
   struct Entry;
   struct Variant;
+  // calls and direct_launches are counted outside the mutex (fetch_add); every other counter
+  // only under mu_, one writer at a time, so AddLocked/SubLocked replace the locked
+  // read-modify-write with a relaxed load and store (cheaper on the hit path; lock-free readers
+  // still see whole values).
   struct Counters {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0},
@@ -249,6 +253,12 @@ class GraphExecutor {
   // Runs calls directly (outside the mutex) and records `reason`.
   absl::Status RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
                          FallbackReason reason);
+  void AddLocked(std::atomic<uint64_t>& counter, uint64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void SubLocked(std::atomic<uint64_t>& counter, uint64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    counter.store(counter.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+  }
   void NoteFallback(FallbackReason r) {
     counters_.last_fallback.store(static_cast<int>(r), std::memory_order_relaxed);
   }
