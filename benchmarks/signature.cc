@@ -5,6 +5,7 @@
 //     binding exactly — everything a replayed call costs before cudaGraphLaunch.
 //   BM_ExecutorHit/G: GraphExecutor::Run on a hit end to end (capture check, signature, mutex,
 //     lookup, binding compare, LRU touch, counters) with a backend whose launch does nothing.
+//   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //
 // Run: bazel run -c opt //benchmarks:signature
 #include <cstdint>
@@ -130,6 +131,41 @@ void BM_ExecutorHit(benchmark::State& state) {
   if (c.live_execs != 200) state.SkipWithError("expected 200 live graphs");
 }
 BENCHMARK(BM_ExecutorHit)->Arg(8)->Arg(64);
+
+// A harness-style rotation: 15 input sets of one 8-group structure, called in turn, with
+// max_bindings_per_structure = range(0). 16: every call is a variant hit (fingerprint scan over
+// 15 variants + exact compare); 1: every call patches the one exec (here a no-op Prepare and
+// Patch, so this shows only the lookup side; a real patch costs ≥ 1 µs per node).
+void BM_ExecutorRotation(benchmark::State& state) {
+  constexpr int kSets = 15;
+  NullGemm gemm;
+  ExecutorOptions o;
+  o.max_bindings_per_structure = static_cast<int>(state.range(0));
+  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>(), o);
+  if (!exec.ok()) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < kSets; ++i) sets.push_back(Groups(8, static_cast<uintptr_t>(i + 1), 256));
+  for (int round = 0; round < 4; ++round) {  // warm-up: every set gets its variant (if room)
+    for (auto& g : sets) {
+      (void)(*exec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
+    }
+  }
+  const ExecutorCounters warm = (*exec)->counters();
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        (*exec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[i])}, nullptr));
+    i = i + 1 == kSets ? 0 : i + 1;
+  }
+  const ExecutorCounters c = (*exec)->counters();
+  state.counters["patches/call"] =
+      static_cast<double>(c.patches - warm.patches) / static_cast<double>(state.iterations());
+  state.counters["execs"] = static_cast<double>(c.live_execs);
+}
+BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
 
 }  // namespace
 }  // namespace encore::graph_cache

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "cuda_utils/status.h"
 
 namespace encore::graph_cache {
@@ -27,8 +29,62 @@ const char* FallbackReasonName(FallbackReason r) {
   return "unknown";
 }
 
-// One cached graph: its key, its exec and, per node, the binding it was last launched with.
-struct GraphExecutor::Entry : internal::LruNode {
+namespace {
+
+// Hash of one call's bindings, chained onto `seed`: the same value whether computed from a
+// Binding (the call) or from a variant's stored node bindings.
+size_t HashBinding(size_t seed, int num_groups, const int32_t* device_m, const GroupBinding* g) {
+  return absl::HashOf(seed, reinterpret_cast<uintptr_t>(device_m),
+                      absl::string_view(reinterpret_cast<const char*>(g),
+                                        sizeof(GroupBinding) * static_cast<size_t>(num_groups)));
+}
+
+// The bindings of calls 0..n-1, as one hash: keys the variant recurrence and ghost tables (on
+// the miss path only).
+size_t BindingsHash(const CallSignature* const* sigs, size_t n) {
+  size_t h = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Binding& b = sigs[i]->binding;
+    h = HashBinding(h, b.num_groups(), b.device_m(), b.groups().data());
+  }
+  return h;
+}
+
+// The cheap pre-check of a variant lookup: a few multiply-xor rounds over each call's device_m
+// and FIRST group's binding (however many groups the call has). Buffer sets that a workload
+// rotates through differ there; equal fingerprints (or collisions) are settled by the exact
+// compare of every group, so the fingerprint's only job is to skip most variants cheaply.
+// Every call has at least one group (BuildSignature).
+inline uint64_t FingerprintMix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+size_t FingerprintOne(size_t h, const int32_t* device_m, const GroupBinding& g) {
+  uint64_t x = FingerprintMix(h, reinterpret_cast<uintptr_t>(device_m));
+  x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.a) ^ (reinterpret_cast<uintptr_t>(g.b) << 1));
+  x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.sfa) ^
+                            (reinterpret_cast<uintptr_t>(g.sfb) << 1) ^
+                            (reinterpret_cast<uintptr_t>(g.c) << 2));
+  return static_cast<size_t>(FingerprintMix(x, static_cast<uint64_t>(g.m)));
+}
+size_t BindingsFingerprint(const CallSignature* const* sigs, size_t n) {
+  size_t h = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Binding& b = sigs[i]->binding;
+    h = FingerprintOne(h, b.device_m(), b.groups()[0]);
+  }
+  return h;
+}
+
+// (structure, bindings) → one hash, for the variant recurrence counter and the ghost table.
+size_t VariantHash(size_t structure_hash, size_t bindings_hash) {
+  return absl::HashOf(structure_hash, bindings_hash);
+}
+
+}  // namespace
+
+// One exec of a structure and, per node, the binding it was captured or last patched for.
+struct GraphExecutor::Variant : internal::LruNode {
   struct Node {
     size_t first_group = 0;  // index into `groups`
     int num_groups = 0;
@@ -36,8 +92,9 @@ struct GraphExecutor::Entry : internal::LruNode {
     const void* function = nullptr;  // kernel the node launches
     bool pdl = false;                // the node sits behind a programmatic edge
   };
-  std::vector<uint32_t> key;
-  size_t hash = 0;
+  Entry* entry = nullptr;
+  size_t fingerprint = 0;  // BindingsFingerprint of the bindings the nodes hold now
+  uint64_t last_use = 0;    // executor tick of the last launch (LRU within the entry)
   std::unique_ptr<ExecutableGraph> graph;
   std::vector<Node> nodes;
   std::vector<GroupBinding> groups;
@@ -48,11 +105,51 @@ struct GraphExecutor::Entry : internal::LruNode {
            std::memcmp(&groups[n.first_group], b.groups().data(),
                        sizeof(GroupBinding) * static_cast<size_t>(n.num_groups)) == 0;
   }
+  bool MatchesAll(const CallSignature* const* sigs) const {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!Matches(i, sigs[i]->binding)) return false;
+    }
+    return true;
+  }
   void Store(size_t i, const Binding& b) {
     Node& n = nodes[i];
     n.device_m = b.device_m();
     std::memcpy(&groups[n.first_group], b.groups().data(),
                 sizeof(GroupBinding) * static_cast<size_t>(n.num_groups));
+  }
+  // BindingsHash / BindingsFingerprint of the stored bindings.
+  size_t HashStored() const {
+    size_t h = 0;
+    for (const Node& n : nodes) {
+      h = HashBinding(h, n.num_groups, n.device_m, &groups[n.first_group]);
+    }
+    return h;
+  }
+  size_t FingerprintStored() const {
+    size_t h = 0;
+    for (const Node& n : nodes) h = FingerprintOne(h, n.device_m, groups[n.first_group]);
+    return h;
+  }
+};
+
+// One structure (the key words of its calls) and its 1..max_bindings_per_structure variants.
+struct GraphExecutor::Entry {
+  std::vector<uint32_t> key;
+  size_t hash = 0;
+  std::vector<std::unique_ptr<Variant>> variants;  // distinct bindings; order means nothing
+
+  Variant* Find(size_t fingerprint, const CallSignature* const* sigs) const {
+    for (const std::unique_ptr<Variant>& v : variants) {
+      if (v->fingerprint == fingerprint && v->MatchesAll(sigs)) return v.get();
+    }
+    return nullptr;
+  }
+  Variant* LeastRecentlyUsed() const {
+    Variant* best = nullptr;
+    for (const std::unique_ptr<Variant>& v : variants) {
+      if (best == nullptr || v->last_use < best->last_use) best = v.get();
+    }
+    return best;
   }
 };
 
@@ -63,6 +160,7 @@ GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner,
       backend_(std::move(backend)),
       lru_(options_.max_entries, options_.max_device_bytes),
       seen_(options_.recurrence_slots),
+      variant_seen_(options_.recurrence_slots),
       ghosts_(options_.recurrence_slots),
       guard_(options_.thrash) {
   pdl_ = std::make_unique<bool[]>(static_cast<size_t>(std::max(1, options_.max_batch_calls)));
@@ -77,6 +175,8 @@ GraphExecutor::~GraphExecutor() {
 
 absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::Create(
     gemm::Nvfp4GroupedGemm* runner, ExecutorOptions options) {
+  if (runner == nullptr) return absl::InvalidArgumentError("runner is null");
+  ENCORE_RETURN_IF_ERROR(ValidateExecutorOptions(options));  // before touching the device
   ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<GraphBackend> backend, CreateCudaGraphBackend());
   return CreateWithBackend(runner, std::move(backend), std::move(options));
 }
@@ -86,13 +186,7 @@ absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::CreateWithBackend(
     ExecutorOptions options) {
   if (runner == nullptr) return absl::InvalidArgumentError("runner is null");
   if (backend == nullptr) return absl::InvalidArgumentError("backend is null");
-  if (options.min_repeats < 1) return absl::InvalidArgumentError("min_repeats must be ≥ 1");
-  if (options.max_batch_calls < 1) {
-    return absl::InvalidArgumentError("max_batch_calls must be ≥ 1");
-  }
-  if (options.m_bucket.mode == MBucketMode::kMultiple && options.m_bucket.multiple <= 0) {
-    return absl::InvalidArgumentError("m_bucket.multiple must be > 0");
-  }
+  ENCORE_RETURN_IF_ERROR(ValidateExecutorOptions(options));
   return std::unique_ptr<GraphExecutor>(
       new GraphExecutor(runner, std::move(backend), std::move(options)));
 }
@@ -121,8 +215,9 @@ ExecutorCounters GraphExecutor::counters() const {
 
 void GraphExecutor::Clear() {
   absl::MutexLock lock(&mu_);
-  while (internal::LruNode* n = lru_.lru()) RemoveLocked(static_cast<Entry*>(n), false);
+  while (internal::LruNode* n = lru_.lru()) RemoveLocked(static_cast<Variant*>(n), false);
   seen_.Clear();
+  variant_seen_.Clear();
   ghosts_.Clear();
 }
 
@@ -205,22 +300,8 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
                                                 cudaStream_t stream, bool capture_immediately) {
   auto it = map_.find(words, hash);
   if (it != map_.end()) {
-    Entry* e = it->second.get();
-    guard_.Record(/*miss=*/false);
-    FallbackReason reason = FallbackReason::kNone;
-    if (UpdateLocked(e, calls, sigs, &reason)) {
-      counters_.hits.fetch_add(1, std::memory_order_relaxed);
-      if (absl::Status s = e->graph->Launch(stream); !s.ok()) {
-        RemoveLocked(e, /*evicted=*/false);
-        return Outcome{false, FallbackReason::kLaunchFailed};
-      }
-      counters_.graph_launches.fetch_add(1, std::memory_order_relaxed);
-      lru_.Touch(e);
-      return Outcome{true, FallbackReason::kNone};
-    }
-    if (reason != FallbackReason::kNone) return Outcome{false, reason};
-    // The entry was dropped because a plan changed beyond patching: create it afresh now.
-    return CreateLocked(calls, sigs, words, hash, stream);
+    return RunEntryLocked(it->second.get(), calls, sigs, words, hash, stream,
+                          capture_immediately);
   }
 
   const int seen = seen_.Bump(hash);
@@ -228,17 +309,84 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
     return Outcome{false, seen <= 0 ? FallbackReason::kFailureBackoff
                                     : FallbackReason::kBelowMinRepeats};
   }
+  if (!GuardAllowsCaptureLocked(/*reload=*/ghosts_.Get(hash) > 0)) {
+    return Outcome{false, FallbackReason::kThrashGuard};
+  }
+  return CreateLocked(nullptr, calls, sigs, words, hash,
+                      BindingsFingerprint(sigs, calls.size()), BindingsHash(sigs, calls.size()),
+                      stream);
+}
+
+bool GraphExecutor::GuardAllowsCaptureLocked(bool reload) {
   const uint64_t engaged_before = guard_.engagements();
-  if (ghosts_.Get(hash) > 0) {
+  if (reload) {
     guard_.Record(/*miss=*/true);  // a reload of an evicted graph: thrash evidence
   } else {
     guard_.Tick();  // a first capture
   }
   if (guard_.engagements() != engaged_before) {
-    counters_.thrash_engagements.fetch_add(1, std::memory_order_relaxed);
+    AddLocked(counters_.thrash_engagements, 1);
   }
-  if (!guard_.CaptureAllowed()) return Outcome{false, FallbackReason::kThrashGuard};
-  return CreateLocked(calls, sigs, words, hash, stream);
+  return guard_.CaptureAllowed();
+}
+
+GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const GemmCall> calls,
+                                                     const CallSignature* const* sigs,
+                                                     absl::Span<const uint32_t> words,
+                                                     size_t hash, cudaStream_t stream,
+                                                     bool capture_immediately) {
+  const size_t fingerprint = BindingsFingerprint(sigs, calls.size());
+  if (Variant* v = e->Find(fingerprint, sigs)) {  // a hit: replay as is
+    guard_.Record(/*miss=*/false);
+    return LaunchHitLocked(v, stream);
+  }
+  // No variant holds these bindings: capture one more, or patch the least recently used one.
+  const size_t bhash = BindingsHash(sigs, calls.size());
+  bool capture = false;
+  bool reload = false;
+  if (e->variants.size() < static_cast<size_t>(options_.max_bindings_per_structure)) {
+    const size_t vhash = VariantHash(hash, bhash);
+    const int seen = variant_seen_.Bump(vhash);
+    capture = (capture_immediately || seen >= options_.min_repeats) && !WouldEvictOwnLocked(e);
+    reload = ghosts_.Get(vhash) > 0;
+  }
+  if (capture) {
+    capture = GuardAllowsCaptureLocked(reload);
+  } else {
+    guard_.Record(/*miss=*/false);  // served by a patch: by design, not thrash
+  }
+  if (capture) return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
+
+  Variant* v = e->LeastRecentlyUsed();
+  FallbackReason reason = FallbackReason::kNone;
+  if (UpdateLocked(v, calls, sigs, fingerprint, &reason)) return LaunchHitLocked(v, stream);
+  if (reason != FallbackReason::kNone) return Outcome{false, reason};
+  // The variant was dropped because a plan changed beyond patching (its entry too, when it was
+  // the last one): capture these bindings afresh now.
+  auto it = map_.find(words, hash);
+  return CreateLocked(it == map_.end() ? nullptr : it->second.get(), calls, sigs, words, hash,
+                      fingerprint, bhash, stream);
+}
+
+bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
+  bool own = false;
+  lru_.ForEachVictim(e->variants.front()->lru_bytes, [&](internal::LruNode* n) {
+    own = static_cast<const Variant*>(n)->entry == e;
+    return !own;
+  });
+  return own;
+}
+
+GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t stream) {
+  AddLocked(counters_.hits, 1);
+  if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
+    RemoveLocked(v, /*evicted=*/false);
+    return Outcome{false, FallbackReason::kLaunchFailed};
+  }
+  AddLocked(counters_.graph_launches, 1);
+  v->last_use = ++tick_;
+  lru_.Touch(v);
+  return Outcome{true, FallbackReason::kNone};
 }
 
 gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
@@ -246,35 +394,42 @@ gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
   return plans_[i].get();
 }
 
-bool GraphExecutor::UpdateLocked(Entry* e, absl::Span<const GemmCall> calls,
-                                 const CallSignature* const* sigs, FallbackReason* reason) {
+bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
+                                 const CallSignature* const* sigs, size_t fingerprint,
+                                 FallbackReason* reason) {
+  bool patched = false;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (e->Matches(i, sigs[i]->binding)) continue;
+    if (v->Matches(i, sigs[i]->binding)) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
     if (!runner_->Prepare(calls[i].args, plan, calls[i].kind).ok()) {
-      // The entry stays valid for its old bindings; this call's direct run reports the error.
+      // The variant stays valid for the bindings its nodes hold; this call's direct run reports
+      // the error.
+      if (patched) v->fingerprint = v->FingerprintStored();
       *reason = FallbackReason::kPrepareFailed;
       return false;
     }
-    const Entry::Node& node = e->nodes[i];
+    const Variant::Node& node = v->nodes[i];
     if (plan->function != node.function || (node.pdl && !plan->supports_pdl)) {
-      RemoveLocked(e, /*evicted=*/false);  // *reason stays kNone: re-create
+      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
-    if (!e->graph->Patch(i, *plan).ok()) {
-      RemoveLocked(e, /*evicted=*/false);
+    if (!v->graph->Patch(i, *plan).ok()) {
+      RemoveLocked(v, /*evicted=*/false);
       *reason = FallbackReason::kPatchFailed;
       return false;
     }
-    e->Store(i, sigs[i]->binding);
-    counters_.patches.fetch_add(1, std::memory_order_relaxed);
+    v->Store(i, sigs[i]->binding);
+    patched = true;
+    AddLocked(counters_.patches, 1);
   }
+  v->fingerprint = fingerprint;
   return true;
 }
 
-GraphExecutor::Outcome GraphExecutor::CreateLocked(absl::Span<const GemmCall> calls,
+GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const GemmCall> calls,
                                                    const CallSignature* const* sigs,
                                                    absl::Span<const uint32_t> words, size_t hash,
+                                                   size_t fingerprint, size_t binding_hash,
                                                    cudaStream_t stream) {
   // 1. Prepare every call before any capture begins (Prepare may encode tensor maps or touch
   //    function attributes; none of that belongs inside a capture).
@@ -294,66 +449,90 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(absl::Span<const GemmCall> ca
   if (!lru_.Admissible(bytes)) return Outcome{false, FallbackReason::kOverBudget};
 
   // 2. Capture and instantiate (the backend ends the capture before judging any status).
+  const size_t vhash = VariantHash(hash, binding_hash);
   BuildReport report;
   absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
       *runner_, absl::MakeConstSpan(plan_ptrs_),
       absl::MakeConstSpan(pdl_.get(), calls.size()), &report);
-  if (report.capture_begun) counters_.captures.fetch_add(1, std::memory_order_relaxed);
-  if (report.instantiated) counters_.instantiations.fetch_add(1, std::memory_order_relaxed);
+  if (report.capture_begun) AddLocked(counters_.captures, 1);
+  if (report.instantiated) AddLocked(counters_.instantiations, 1);
   if (!graph.ok() || *graph == nullptr) {
     const bool instantiate_failed = report.captured && !report.instantiated;
-    (instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures)
-        .fetch_add(1, std::memory_order_relaxed);
-    seen_.Set(hash, 1 - std::max(1, options_.failure_backoff));
+    AddLocked(instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures, 1);
+    // Back off: a new structure waits in the structure table; a new variant of a live one waits
+    // in the variant table (meanwhile its calls are served by patching).
+    (e == nullptr ? seen_ : variant_seen_)
+        .Set(e == nullptr ? hash : vhash, 1 - std::max(1, options_.failure_backoff));
     return Outcome{false, instantiate_failed ? FallbackReason::kInstantiateFailed
                                              : FallbackReason::kCaptureFailed};
   }
 
-  // 3. Make room, then keep it.
+  // 3. Make room (never removing `e` itself, which is about to gain this variant), then keep it.
   while (internal::LruNode* victim = lru_.NextVictim(bytes)) {
-    RemoveLocked(static_cast<Entry*>(victim), /*evicted=*/true);
+    RemoveLocked(static_cast<Variant*>(victim), /*evicted=*/true, /*keep=*/e);
   }
-  auto entry = std::make_unique<Entry>();
-  Entry* e = entry.get();
-  e->key.assign(words.begin(), words.end());
-  e->hash = hash;
-  e->graph = *std::move(graph);
-  e->nodes.resize(calls.size());
-  e->groups.resize(total_groups);
+  if (e == nullptr) {
+    auto entry = std::make_unique<Entry>();
+    e = entry.get();
+    e->key.assign(words.begin(), words.end());
+    e->hash = hash;
+    e->variants.reserve(static_cast<size_t>(options_.max_bindings_per_structure));
+    map_.emplace(e->key, std::move(entry));
+  }
+  auto variant = std::make_unique<Variant>();
+  Variant* v = variant.get();
+  v->entry = e;
+  v->fingerprint = fingerprint;
+  v->last_use = ++tick_;
+  v->graph = *std::move(graph);
+  v->nodes.resize(calls.size());
+  v->groups.resize(total_groups);
   size_t first = 0;
   for (size_t i = 0; i < calls.size(); ++i) {
-    Entry::Node& n = e->nodes[i];
+    Variant::Node& n = v->nodes[i];
     n.first_group = first;
     n.num_groups = sigs[i]->binding.num_groups();
     n.function = plan_ptrs_[i]->function;
     n.pdl = pdl_[i];
     first += static_cast<size_t>(n.num_groups);
-    e->Store(i, sigs[i]->binding);
+    v->Store(i, sigs[i]->binding);
   }
-  lru_.Insert(e, bytes);
-  map_.emplace(e->key, std::move(entry));
+  e->variants.push_back(std::move(variant));
+  lru_.Insert(v, bytes);
   seen_.Forget(hash);
   ghosts_.Forget(hash);
-  counters_.live_execs.fetch_add(1, std::memory_order_relaxed);
-  counters_.live_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  variant_seen_.Forget(vhash);
+  ghosts_.Forget(vhash);
+  AddLocked(counters_.live_execs, 1);
+  AddLocked(counters_.live_bytes, bytes);
 
   // 4. Run it for this call.
-  if (absl::Status s = e->graph->Launch(stream); !s.ok()) {
-    RemoveLocked(e, /*evicted=*/false);
+  if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
+    RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
   }
-  counters_.graph_launches.fetch_add(1, std::memory_order_relaxed);
+  AddLocked(counters_.graph_launches, 1);
   return Outcome{true, FallbackReason::kNone};
 }
 
-void GraphExecutor::RemoveLocked(Entry* e, bool evicted) {
-  counters_.live_execs.fetch_sub(1, std::memory_order_relaxed);
-  counters_.live_bytes.fetch_sub(e->lru_bytes, std::memory_order_relaxed);
-  (evicted ? counters_.evictions : counters_.dropped).fetch_add(1, std::memory_order_relaxed);
-  lru_.Remove(e);
+void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
+  SubLocked(counters_.live_execs, 1);
+  SubLocked(counters_.live_bytes, v->lru_bytes);
+  AddLocked(evicted ? counters_.evictions : counters_.dropped, 1);
+  lru_.Remove(v);
+  Entry* e = v->entry;
+  if (evicted) ghosts_.Set(VariantHash(e->hash, v->HashStored()), 1);
+  std::vector<std::unique_ptr<Variant>>& vs = e->variants;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    if (vs[i].get() != v) continue;
+    if (i + 1 != vs.size()) std::swap(vs[i], vs.back());
+    vs.pop_back();  // destroys *v: its exec, then its graph
+    break;
+  }
+  if (!vs.empty() || e == keep) return;
   if (evicted) ghosts_.Set(e->hash, 1);
   auto it = map_.find(absl::MakeConstSpan(e->key), e->hash);
-  if (it != map_.end()) map_.erase(it);  // destroys *e: its exec, then its graph
+  if (it != map_.end()) map_.erase(it);  // destroys *e
 }
 
 }  // namespace encore::graph_cache

@@ -1,15 +1,18 @@
 // GraphExecutor: runs NVFP4 grouped GEMMs through a cache of CUDA graphs. A call (or an explicit
 // batch of calls) is keyed by the StructuralKeys of its calls (graph_cache/signature.h); a
 // structure that recurs is captured once into a straight-line graph, instantiated, and from then
-// on replayed with one cudaGraphLaunch. The same structure with other pointers (or another
-// dynamic-M capacity in the same bucket) is served by patching the kernel nodes of the existing
-// exec with freshly prepared LaunchPlans — never by re-capture or re-instantiation.
+// on replayed with one cudaGraphLaunch. A structure keeps up to max_bindings_per_structure execs
+// ("variants"), each holding its own bindings (pointers, exact dynamic-M capacities): a workload
+// that rotates through a fixed set of buffers replays a variant per call with nothing patched.
+// Bindings without a variant are served by patching the kernel nodes of an existing variant with
+// freshly prepared LaunchPlans — never by re-capturing a structure that has a live exec, unless
+// the bindings recur and the structure has room for one more variant.
 //
 // State machine of one structure (an ordered list of 1..max_batch_calls StructuralKeys):
 //
 //   Unseen ──call──▶ Counting(1)          every call below min_repeats runs directly
 //   Counting(n) ──call──▶ Counting(n+1)   (reason kBelowMinRepeats)
-//   Counting(n) ──call, n+1 ≥ min_repeats──▶ Create
+//   Counting(n) ──call, n+1 ≥ min_repeats──▶ Create (into a new entry)
 //       thrash guard engaged  → direct (kThrashGuard), stays Counting (the guard engages when
 //                               reloads of evicted graphs dominate hits; options.h)
 //       estimate > budget     → direct (kOverBudget), stays Counting
@@ -17,23 +20,41 @@
 //       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl and the plan
 //       supports it) → EndCapture ALWAYS → only then check the launch and capture statuses →
 //       reject empty / non-chain graphs → Instantiate (on OOM: cudaDeviceGraphMemTrim, retry
-//       once) → evict LRU entries until it fits → Live, and launch it for this call.
-//       Any failure → direct for this call (kCaptureFailed / kInstantiateFailed, counted) and
-//       Counting(−failure_backoff): the structure must recur that many more times before the
-//       next attempt.
-//   Live ──same bindings──▶ Launch (a hit)
-//   Live ──other bindings──▶ Update: Prepare the changed calls → Patch those nodes
-//       (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan has
-//       another kernel function, or lacks PDL support where the node has a programmatic edge,
-//       the entry is dropped and Create runs instead. A failed patch or launch drops the entry
-//       and the call runs directly (kPatchFailed / kLaunchFailed).
-//   Live ──LRU, entry or byte bound──▶ evicted (exec destroyed before its graph) ─▶ Unseen
+//       once) → evict LRU variants until it fits (never one of the entry being added to) → Live
+//       with this variant, and launch it for this call.
+//       Any failure → direct for this call (kCaptureFailed / kInstantiateFailed, counted) and a
+//       backoff of failure_backoff more recurrences before the next attempt: of the structure
+//       for a new entry (Counting(−failure_backoff)), of the (structure, bindings) pair for a
+//       new variant of a live entry (whose calls are meanwhile served by patching).
+//   Live(variants V1..Vk, 1 ≤ k ≤ max_bindings_per_structure), a call with bindings B:
+//     some Vi holds B (fingerprint, then exact compare) ──▶ launch Vi (a hit, nothing patched)
+//     none, k < max and (structure, B) seen min_repeats times (a hash-keyed recurrence count;
+//       capture_immediately skips it) and making room would not evict one of this entry's own
+//       variants and the guard allows ──▶ Create a new variant V(k+1) for B
+//     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
+//       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
+//       has another kernel function, or lacks PDL support where the node has a programmatic
+//       edge, Vi is dropped and Create runs instead. A failed patch or launch drops Vi and the
+//       call runs directly (kPatchFailed / kLaunchFailed). A variant is never launched with
+//       bindings other than the call's.
+//   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
+//       its graph); an entry whose last variant goes ─▶ Unseen.
+//
+// Thrash guard with variants: a hit or a patch is a hit (rotating through more binding sets than
+// max_bindings_per_structure is the patch path by design, not thrash); the capture of a new
+// structure or of new bindings is neutral (a tick); a capture that reloads an evicted structure
+// or an evicted (structure, bindings) variant is a miss. While engaged, a live structure's new
+// bindings are patched in rather than captured.
+//
+// Budget: every variant is one exec against max_entries and max_device_bytes; live_execs and
+// live_bytes count variants, evictions and dropped count variants removed.
 //
 // A call on a stream that is already capturing (the caller's own capture) is launched directly
 // into that capture: never a nested capture, never a sync (kCallerCapturing).
 //
-// Steady state (a hit with unchanged bindings) does no heap allocation and no host sync: the
-// signature is built on the stack, looked up by hash and compared exactly, and the exec launched.
+// Steady state (a hit: a variant holds the call's bindings) does no heap allocation and no host
+// sync: the signature is built on the stack, looked up by hash and compared exactly, its
+// variant found by fingerprint and exact compare, and the exec launched.
 //
 // Device: an executor works on the device that is current when it is created (its capture
 // stream lives there); make its calls with that device current. Use one executor per device.
@@ -105,16 +126,16 @@ struct ExecutorCounters {
   uint64_t calls = 0;             // GEMM calls seen (Run, and every call of a batch)
   uint64_t direct_launches = 0;   // GEMM calls launched without a graph
   uint64_t graph_launches = 0;    // cudaGraphLaunch calls
-  uint64_t hits = 0;              // lookups that found a live graph (patched or not)
-  uint64_t captures = 0;          // stream captures begun
+  uint64_t hits = 0;              // lookups served by a live variant (as is, or patched)
+  uint64_t captures = 0;          // stream captures begun (new structures and new variants)
   uint64_t capture_failures = 0;  // captures that produced no usable graph
   uint64_t instantiations = 0;    // successful instantiations
   uint64_t instantiate_failures = 0;
   uint64_t patches = 0;           // kernel nodes patched
-  uint64_t evictions = 0;         // entries removed by the LRU bounds
-  uint64_t dropped = 0;           // entries removed after a failed patch/launch, an
+  uint64_t evictions = 0;         // variants removed by the LRU bounds
+  uint64_t dropped = 0;           // variants removed after a failed patch/launch, an
                                   // unpatchable plan change, or by Clear()
-  uint64_t live_execs = 0;        // graphs held now
+  uint64_t live_execs = 0;        // execs (variants, over all structures) held now
   uint64_t live_bytes = 0;        // their estimated device bytes
   uint64_t thrash_engagements = 0;
   FallbackReason last_fallback = FallbackReason::kNone;
@@ -155,7 +176,9 @@ class GraphExecutor {
 
   // Several calls, in order, as ONE straight-line multi-kernel graph (no parallel branches; PDL
   // edges between consecutive nodes where supported). A recurring batch structure replays its
-  // graph, patching the nodes whose bindings changed. At most options.max_batch_calls calls;
+  // graph; its bindings are all of its calls' bindings (a batch whose calls rotate through buffer
+  // sets gets a variant per set, like a single call; otherwise the nodes whose bindings changed
+  // are patched). At most options.max_batch_calls calls;
   // an empty batch is a no-op. The calls are validated (signatures built) before anything runs.
   [[nodiscard]] absl::Status RunBatch(absl::Span<const GemmCall> calls, cudaStream_t stream,
                                       BatchRunOptions batch_options = {});
@@ -169,6 +192,11 @@ class GraphExecutor {
 
  private:
   struct Entry;
+  struct Variant;
+  // calls and direct_launches are counted outside the mutex (fetch_add); every other counter
+  // only under mu_, one writer at a time, so AddLocked/SubLocked replace the locked
+  // read-modify-write with a relaxed load and store (cheaper on the hit path; lock-free readers
+  // still see whole values).
   struct Counters {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0},
@@ -191,19 +219,46 @@ class GraphExecutor {
   Outcome RunLocked(absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
                     absl::Span<const uint32_t> words, size_t hash, cudaStream_t stream,
                     bool capture_immediately) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Brings a live entry's node bindings up to date. false: the entry cannot serve these calls
-  // (already dropped when `*dropped_reason` is set).
-  bool UpdateLocked(Entry* e, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
-                    FallbackReason* reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Outcome CreateLocked(absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
-                       absl::Span<const uint32_t> words, size_t hash, cudaStream_t stream)
+  // The same for a structure that has a live entry: find the variant holding these bindings,
+  // else capture another variant or patch the least recently used one.
+  Outcome RunEntryLocked(Entry* e, absl::Span<const GemmCall> calls,
+                         const CallSignature* const* sigs, absl::Span<const uint32_t> words,
+                         size_t hash, cudaStream_t stream, bool capture_immediately)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RemoveLocked(Entry* e, bool evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Feeds a capture decision to the thrash guard (a reload of an evicted graph is a miss, a first
+  // capture a tick); whether capturing is allowed now.
+  bool GuardAllowsCaptureLocked(bool reload) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether making room for one more variant of `e` (as large as its others) would evict one of
+  // e's own variants (then patching one is the cheaper way to serve the call).
+  bool WouldEvictOwnLocked(const Entry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Launches a variant whose bindings match the call (a hit).
+  Outcome LaunchHitLocked(Variant* v, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Patches a live variant's nodes to these calls' bindings (whose fingerprint is
+  // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
+  // is left kNone).
+  bool UpdateLocked(Variant* v, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
+                    size_t fingerprint, FallbackReason* reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Captures a variant for these calls (bindings fingerprint / full hash as given): into `e`, or
+  // into a new entry when `e` is null.
+  Outcome CreateLocked(Entry* e, absl::Span<const GemmCall> calls,
+                       const CallSignature* const* sigs, absl::Span<const uint32_t> words,
+                       size_t hash, size_t fingerprint, size_t binding_hash, cudaStream_t stream)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Destroys a variant, and its entry when that was the last one unless the entry is `keep`.
+  void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   gemm::LaunchPlan* ScratchPlanLocked(size_t i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Runs calls directly (outside the mutex) and records `reason`.
   absl::Status RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
                          FallbackReason reason);
+  void AddLocked(std::atomic<uint64_t>& counter, uint64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void SubLocked(std::atomic<uint64_t>& counter, uint64_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    counter.store(counter.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+  }
   void NoteFallback(FallbackReason r) {
     counters_.last_fallback.store(static_cast<int>(r), std::memory_order_relaxed);
   }
@@ -218,8 +273,11 @@ class GraphExecutor {
   const std::unique_ptr<GraphBackend> backend_;
   Map map_ ABSL_GUARDED_BY(mu_);
   internal::LruBudget lru_ ABSL_GUARDED_BY(mu_);
-  internal::RecurrenceCounter seen_ ABSL_GUARDED_BY(mu_);
-  internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);  // hashes of evicted keys
+  internal::RecurrenceCounter seen_ ABSL_GUARDED_BY(mu_);          // structure hashes
+  internal::RecurrenceCounter variant_seen_ ABSL_GUARDED_BY(mu_);  // (structure, bindings)
+  // Hashes of evicted structures and of evicted (structure, bindings) variants.
+  internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);
+  uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;  // stamps Variant::last_use
   internal::ThrashGuard guard_ ABSL_GUARDED_BY(mu_);
   // Batch scratch, reused so that a recurring batch allocates nothing.
   std::vector<std::unique_ptr<CallSignature>> batch_sigs_ ABSL_GUARDED_BY(mu_);

@@ -12,14 +12,16 @@
 
 #include <cstddef>
 
+#include "absl/status/status.h"
 #include "graph_cache/signature.h"
 
 namespace encore::graph_cache {
 
-// The thrash guard watches lookups of recurring structures: hits, and reloads — misses of a
-// structure whose graph the cache held before and evicted (remembered in a fixed "ghost" table
-// of evicted key hashes). First-time captures are not misses: a warm-up burst of new structures
-// never trips the guard. A window where reloads exceed `engage_miss_ratio` means graphs are
+// The thrash guard watches lookups of recurring structures: hits (including calls served by
+// patching a live variant), and reloads — captures of a structure, or of a (structure, bindings)
+// variant, that the cache held before and evicted (remembered in a fixed "ghost" table of evicted
+// hashes). First-time captures are not misses: a warm-up burst of new structures or new binding
+// sets never trips the guard. A window where reloads exceed `engage_miss_ratio` means graphs are
 // evicted before they pay off: capturing stops for
 // `cooldown_lookups` lookups (calls run directly; live graphs still replay), then resumes. If the
 // next full window thrashes again, the cooldown doubles (up to `max_cooldown_lookups`); only a
@@ -37,9 +39,18 @@ struct ExecutorOptions {
   // A structure runs directly until it has been seen this many times; the call that reaches the
   // count is captured (so 1 = capture at first sight).
   int min_repeats = 2;
-  // Bounds of the cache; the least recently used graph is evicted to stay within both.
+  // Bounds of the cache, counted in execs (each binding variant of a structure is one exec; see
+  // max_bindings_per_structure); the least recently used exec is evicted to stay within both.
   size_t max_entries = 256;
   size_t max_device_bytes = size_t{256} << 20;
+  // Execs ("variants") one structure may keep, each instantiated for its own bindings (pointers,
+  // exact m): a workload that rotates through a fixed set of buffers (the same layer shapes with
+  // per-layer weights, a harness cycling over its input sets) then replays a variant per call
+  // with no patching. A binding set gets its own variant once it has recurred min_repeats times
+  // while the structure has room; otherwise the structure's least recently used variant is
+  // patched to it. 1 = one exec per structure, patched on every binding change. With
+  // min_repeats = 1 every new binding set is captured at first sight while there is room.
+  int max_bindings_per_structure = 16;
   // Device-byte estimate of one cached exec: per_graph_bytes + Σ over nodes of
   // (per_node_bytes + the node's parameter block bytes).
   size_t per_graph_bytes = 16 * 1024;
@@ -59,6 +70,11 @@ struct ExecutorOptions {
   int max_batch_calls = 256;
   ThrashGuardOptions thrash;
 };
+
+// OK, or InvalidArgument naming the first field whose value makes no sense (min_repeats < 1,
+// max_entries == 0, max_bindings_per_structure < 1, a thrash ratio outside [0, 1], ...).
+// GraphExecutor::Create / CreateWithBackend call it.
+[[nodiscard]] absl::Status ValidateExecutorOptions(const ExecutorOptions& options);
 
 }  // namespace encore::graph_cache
 

@@ -42,6 +42,21 @@ class LruBudget {
     return (over_count || over_bytes) ? tail_ : nullptr;
   }
 
+  // Calls visit(node) for each entry that NextVictim would return in turn, were each removed,
+  // until one more entry of `incoming_bytes` fits; stops early when visit returns false. Removes
+  // nothing.
+  template <typename Visit>
+  void ForEachVictim(size_t incoming_bytes, Visit visit) const {
+    size_t entries = entries_;
+    size_t bytes = bytes_;
+    for (LruNode* n = tail_; n != nullptr; n = n->lru_prev) {
+      if (entries + 1 <= max_entries_ && bytes + incoming_bytes <= max_bytes_) return;
+      if (!visit(n)) return;
+      --entries;
+      bytes -= n->lru_bytes;
+    }
+  }
+
   // Links `n` as the most recently used entry.
   void Insert(LruNode* n, size_t bytes) {
     n->lru_bytes = bytes;

@@ -22,11 +22,13 @@ using testing::HostProblem;
 
 class BatchTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Make(ExecutorOptions{}.max_bindings_per_structure); }
+  void Make(int max_bindings_per_structure) {
     auto backend = std::make_unique<HostGraphBackend>();
     backend_ = backend.get();
     ExecutorOptions o;
     o.max_batch_calls = 4;
+    o.max_bindings_per_structure = max_bindings_per_structure;
     auto e = GraphExecutor::CreateWithBackend(&gemm_, std::move(backend), o);
     ASSERT_TRUE(e.ok()) << e.status();
     exec_ = *std::move(e);
@@ -37,6 +39,7 @@ class BatchTest : public ::testing::Test {
 };
 
 TEST_F(BatchTest, FlushRunsAllCallsAsOneRecurringGraph) {
+  Make(/*max_bindings_per_structure=*/1);  // one exec: the alternating middle call patches
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2), c({{8, 64, 64}}, 3);
   HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4);
   GemmBatch batch(exec_.get());
@@ -68,6 +71,35 @@ TEST_F(BatchTest, FlushRunsAllCallsAsOneRecurringGraph) {
   EXPECT_EQ(k.captures, 1u);
   EXPECT_EQ(k.graph_launches, 5u);
   EXPECT_EQ(k.patches, 4u) << "steps 2..5 swap the middle call's buffers: one node each";
+}
+
+TEST_F(BatchTest, AlternatingBindingsGetTheirOwnVariants) {
+  // The batch's bindings are all of its calls' bindings: two alternating buffer sets of the
+  // middle call become two variants of the one 3-call structure, replayed without patching.
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2), c({{8, 64, 64}}, 3);
+  HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4);
+  GemmBatch batch(exec_.get());
+  ExecutorCounters warm;
+  for (int step = 0; step < 12; ++step) {
+    HostProblem& mid = step % 2 == 0 ? b : b2;
+    a.ClearC();
+    mid.ClearC();
+    c.ClearC();
+    ENCORE_ASSERT_OK(batch.Add(a.args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK(batch.Add(mid.args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK(batch.Add(c.args(), KernelKind::kPersistent));
+    ENCORE_ASSERT_OK(batch.Flush(FakeStream(1)));
+    EXPECT_TRUE(a.Check(0)) << step;
+    EXPECT_TRUE(mid.Check(0)) << step;
+    EXPECT_TRUE(c.Check(1)) << step;
+    if (step == 5) warm = exec_->counters();
+  }
+  const ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.live_execs, 2u);
+  EXPECT_EQ(k.captures, warm.captures) << "no capture after warm-up";
+  EXPECT_EQ(k.patches, warm.patches) << "no patch after warm-up";
+  EXPECT_EQ(k.hits - warm.hits, 6u);
+  EXPECT_EQ(k.direct_launches, 3u) << "only the first sighting of the structure ran directly";
 }
 
 TEST_F(BatchTest, LimitsAndErrors) {

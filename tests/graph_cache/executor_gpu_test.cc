@@ -84,7 +84,9 @@ TEST_P(ExecutorGpuTest, FakeMatchesItsHostFormula) {
 
 TEST_P(ExecutorGpuTest, SwappingBuffersPatchesWithoutNewCaptures) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Make();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;  // one exec per structure: every swap is a patch
+  Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
   for (int i = 0; i < 3; ++i) {
@@ -109,6 +111,46 @@ TEST_P(ExecutorGpuTest, SwappingBuffersPatchesWithoutNewCaptures) {
   EXPECT_EQ(c.captures, 1u) << "no re-capture for a pointer change";
   EXPECT_EQ(c.instantiations, 1u) << "no re-instantiation either";
   EXPECT_EQ(c.patches, 9u);
+}
+
+TEST_P(ExecutorGpuTest, RotatingBufferSetsReplayTheirOwnVariants) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 4;
+  Make(o);
+  std::vector<DeviceProblem> ps;
+  std::vector<Outputs> refs;
+  for (int i = 0; i < 3; ++i) {  // same shapes, three input sets (a harness's rotation)
+    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, 30 + i));
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
+    ps.push_back(std::move(p));
+    refs.push_back(std::move(r));
+  }
+  ExecutorCounters warm;
+  for (int round = 0; round < 6; ++round) {
+    if (round == 3) warm = exec_->counters();
+    for (size_t i = 0; i < ps.size(); ++i) {
+      ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[i]));
+      EXPECT_EQ(got, refs[i]) << "round " << round << " set " << i;
+    }
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.live_execs, 3u) << "one exec per input set";
+  EXPECT_EQ(c.captures, warm.captures) << "no capture after warm-up";
+  EXPECT_EQ(c.patches, warm.patches) << "no patch after warm-up";
+  EXPECT_EQ(c.hits - warm.hits, 9u);
+
+  // More input sets than variants: the least recently used variant is patched, still exact.
+  o.max_bindings_per_structure = 2;
+  Make(o);
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < ps.size(); ++i) {
+      ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[i]));
+      EXPECT_EQ(got, refs[i]) << "max 2, round " << round << " set " << i;
+    }
+  }
+  EXPECT_LE(exec_->counters().live_execs, 2u);
+  EXPECT_GT(exec_->counters().patches, 0u);
 }
 
 TEST_P(ExecutorGpuTest, EvictionUnderChurn) {
@@ -230,7 +272,9 @@ TEST_P(ExecutorGpuTest, FailedCaptureFallsBackAndStillComputes) {
 
 TEST_P(ExecutorGpuTest, BatchReplaysOneGraphAndPatchesNodes) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Make();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;  // one exec: the alternating middle call is patched
+  Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
   const std::vector<std::vector<Dims>> shapes = {

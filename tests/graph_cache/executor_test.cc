@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "graph_cache/batch.h"
 #include "graph_cache/sequence.h"
 #include "gtest/gtest.h"
@@ -59,6 +61,16 @@ class ExecutorTest : public ::testing::Test {
     EXPECT_TRUE(p.Check(kind == KernelKind::kPersistent ? 1 : 0));
   }
 
+  // Runs `rounds` rounds over `ps` in order, checking every output and the bound on live execs.
+  void Rotate(std::vector<std::unique_ptr<HostProblem>>& ps, int rounds, uint64_t max_live) {
+    for (int round = 0; round < rounds; ++round) {
+      for (auto& p : ps) {
+        RunAndCheck(*p);
+        ASSERT_LE(exec_->counters().live_execs, max_live);
+      }
+    }
+  }
+
   FakeGemm gemm_{FakeGemm::Device::kHost};
   HostGraphBackend* backend_ = nullptr;
   std::unique_ptr<GraphExecutor> exec_;
@@ -73,6 +85,51 @@ TEST_F(ExecutorTest, CreateValidatesArguments) {
   bad.min_repeats = 0;
   EXPECT_FALSE(
       GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), bad).ok());
+}
+
+TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
+  ENCORE_EXPECT_OK(ValidateExecutorOptions(ExecutorOptions{}));
+  struct Case {
+    const char* field;
+    void (*spoil)(ExecutorOptions&);
+  };
+  const Case cases[] = {
+      {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = 0; }},
+      {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = -3; }},
+      {"max_entries", [](ExecutorOptions& o) { o.max_entries = 0; }},
+      {"max_bindings_per_structure",
+       [](ExecutorOptions& o) { o.max_bindings_per_structure = 0; }},
+      {"max_device_bytes", [](ExecutorOptions& o) { o.max_device_bytes = 0; }},
+      {"recurrence_slots", [](ExecutorOptions& o) { o.recurrence_slots = 0; }},
+      {"failure_backoff", [](ExecutorOptions& o) { o.failure_backoff = -1; }},
+      {"m_bucket.multiple",
+       [](ExecutorOptions& o) { o.m_bucket = {MBucketMode::kMultiple, 0}; }},
+      {"m_bucket.mode",
+       [](ExecutorOptions& o) { o.m_bucket.mode = static_cast<MBucketMode>(7); }},
+      {"max_batch_calls", [](ExecutorOptions& o) { o.max_batch_calls = 0; }},
+      {"thrash.window", [](ExecutorOptions& o) { o.thrash.window = 0; }},
+      {"thrash.engage_miss_ratio", [](ExecutorOptions& o) { o.thrash.engage_miss_ratio = 1.5; }},
+      {"thrash.release_miss_ratio",
+       [](ExecutorOptions& o) { o.thrash.release_miss_ratio = o.thrash.engage_miss_ratio * 2; }},
+      {"thrash.cooldown_lookups", [](ExecutorOptions& o) { o.thrash.cooldown_lookups = 0; }},
+      {"thrash.max_cooldown_lookups",
+       [](ExecutorOptions& o) { o.thrash.max_cooldown_lookups = o.thrash.cooldown_lookups - 1; }},
+  };
+  for (const Case& c : cases) {
+    ExecutorOptions o;
+    c.spoil(o);
+    const absl::Status s = ValidateExecutorOptions(o);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.field;
+    EXPECT_NE(s.message().find(absl::StrCat("ExecutorOptions.", c.field, " ")),
+              absl::string_view::npos)
+        << s;
+    auto made = GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), o);
+    EXPECT_EQ(made.status().code(), absl::StatusCode::kInvalidArgument) << c.field;
+    // The CUDA path validates before it touches the device, so this holds without a GPU too.
+    EXPECT_EQ(GraphExecutor::Create(&gemm_, o).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << c.field;
+  }
 }
 
 TEST_F(ExecutorTest, ReplayMatchesDirect) {
@@ -115,7 +172,9 @@ TEST_F(ExecutorTest, MinRepeatsIsConfigurable) {
 }
 
 TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
-  Make();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;  // one exec per structure: every binding change patches
+  Make(o);
   HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3);
   RunAndCheck(p1);
   RunAndCheck(p1);  // captured
@@ -131,6 +190,168 @@ TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
   EXPECT_EQ(c.hits, 9u);
   EXPECT_EQ(backend_->builds(), 1);
   EXPECT_EQ(backend_->patches(), 9);
+}
+
+std::vector<std::unique_ptr<HostProblem>> BufferSets(int n, const std::vector<Dims>& shape) {
+  std::vector<std::unique_ptr<HostProblem>> ps;
+  for (int i = 0; i < n; ++i) ps.push_back(std::make_unique<HostProblem>(shape, 40 + i));
+  return ps;
+}
+
+TEST_F(ExecutorTest, RotationWithinMaxBindingsReplaysVariantsWithoutPatching) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 4;
+  Make(o);
+  auto ps = BufferSets(3, kShape);  // same shapes, three input sets, called in rotation
+  ASSERT_NO_FATAL_FAILURE(Rotate(ps, 3, 3));  // warm-up
+  const ExecutorCounters warm = exec_->counters();
+  EXPECT_EQ(warm.captures, 3u) << "one variant per binding set";
+  EXPECT_EQ(warm.live_execs, 3u);
+  ASSERT_NO_FATAL_FAILURE(Rotate(ps, 10, 3));
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.patches, warm.patches) << "every binding set has its own exec";
+  EXPECT_EQ(c.captures, warm.captures);
+  EXPECT_EQ(c.instantiations, warm.instantiations);
+  EXPECT_EQ(c.hits - warm.hits, 30u);
+  EXPECT_EQ(c.graph_launches - warm.graph_launches, 30u);
+  EXPECT_EQ(c.direct_launches, warm.direct_launches);
+  EXPECT_EQ(c.evictions, 0u);
+  EXPECT_EQ(backend_->live_graphs(), 3);
+  // A replayed variant recomputes: new input bytes behind the same pointers.
+  ps[1]->Scramble(7);
+  RunAndCheck(*ps[1]);
+  EXPECT_EQ(exec_->counters().patches, warm.patches);
+}
+
+TEST_F(ExecutorTest, RotationBeyondMaxBindingsPatchesTheLeastRecentlyUsedVariant) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 2;
+  o.thrash.window = 8;  // judge often: patching a full entry must not count as thrash
+  Make(o);
+  auto ps = BufferSets(5, kShape);
+  ASSERT_NO_FATAL_FAILURE(Rotate(ps, 2, 2));
+  const ExecutorCounters warm = exec_->counters();
+  EXPECT_EQ(warm.live_execs, 2u);
+  ASSERT_NO_FATAL_FAILURE(Rotate(ps, 8, 2));
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, warm.captures) << "the entry is full: no more variants";
+  EXPECT_EQ(c.patches - warm.patches, 40u)
+      << "cycling 5 sets through 2 LRU variants: every call patches its (single) node";
+  EXPECT_EQ(c.hits - warm.hits, 40u) << "patched calls are served from a graph";
+  EXPECT_EQ(c.direct_launches, warm.direct_launches);
+  EXPECT_EQ(c.live_execs, 2u);
+  EXPECT_EQ(c.evictions, 0u);
+  EXPECT_EQ(c.thrash_engagements, 0u) << "rotation beyond max_bindings is the patch path";
+}
+
+TEST_F(ExecutorTest, MaxBindingsOneIsOneExecPatchedPerChange) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  Make(o);
+  auto ps = BufferSets(3, kShape);
+  ASSERT_NO_FATAL_FAILURE(Rotate(ps, 5, 1));
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.live_execs, 1u);
+  EXPECT_EQ(c.direct_launches, 1u);
+  EXPECT_EQ(c.patches, 13u) << "every call after the capture changes the bindings";
+  EXPECT_EQ(c.hits, 13u);
+}
+
+TEST_F(ExecutorTest, EvictionAcrossVariantsUnderTheEntryBound) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_entries = 3;
+  o.max_bindings_per_structure = 4;
+  o.thrash.enabled = false;
+  Make(o);
+  const std::vector<Dims> s_shape = {{16, 64, 64}}, t_shape = {{24, 64, 64}};
+  HostProblem s1(s_shape, 1), s2(s_shape, 2), s3(s_shape, 3), t1(t_shape, 4);
+  auto expect = [&](uint64_t captures, uint64_t evictions, uint64_t patches, uint64_t live) {
+    const ExecutorCounters c = exec_->counters();
+    EXPECT_EQ(c.captures, captures);
+    EXPECT_EQ(c.evictions, evictions);
+    EXPECT_EQ(c.patches, patches);
+    EXPECT_EQ(c.live_execs, live);
+    EXPECT_EQ(backend_->live_graphs(), static_cast<int64_t>(live));
+  };
+  RunAndCheck(t1);
+  RunAndCheck(s1);
+  RunAndCheck(s2);
+  expect(3, 0, 0, 3);  // T{t1}, S{s1, s2}
+  RunAndCheck(s3);     // S has room; the LRU exec is T's only variant: T is evicted whole
+  expect(4, 1, 0, 3);  // S{s1, s2, s3}
+  RunAndCheck(t1);     // T is a new structure again; evicts S's LRU variant s1
+  expect(5, 2, 0, 3);  // S{s2, s3}, T{t1}
+  RunAndCheck(s1);     // S has room, but the LRU exec is S's own s2: patch it rather than
+                       // capture one variant of S to evict another
+  expect(5, 2, 1, 3);  // S{s1 (was s2), s3}, T{t1}
+  RunAndCheck(s3);     // a hit
+  RunAndCheck(t1);     // a hit
+  expect(5, 2, 1, 3);
+  EXPECT_EQ(exec_->counters().hits, 3u);
+}
+
+TEST_F(ExecutorTest, ByteBoundCountsEveryVariant) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.thrash.enabled = false;
+  o.per_graph_bytes = 1000;
+  o.per_node_bytes = 0;
+  const size_t one = 1000 + sizeof(testing::FakeParams);
+  o.max_device_bytes = 2 * one + one / 2;  // room for two execs
+  Make(o);
+  const std::vector<Dims> shape = {{16, 64, 64}};
+  HostProblem p1(shape, 1), p2(shape, 2), p3(shape, 3), q({{17, 64, 64}}, 4);
+  RunAndCheck(p1);
+  RunAndCheck(p2);
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.live_execs, 2u) << "two variants of one structure";
+  EXPECT_EQ(c.live_bytes, 2 * one);
+  RunAndCheck(p3);  // a third variant would evict one of its own: patched instead
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 2u);
+  EXPECT_EQ(c.patches, 1u);
+  EXPECT_EQ(c.live_bytes, 2 * one);
+  RunAndCheck(q);  // another structure evicts the structure's LRU variant
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 3u);
+  EXPECT_EQ(c.evictions, 1u);
+  EXPECT_EQ(c.live_execs, 2u);
+  EXPECT_EQ(c.live_bytes, 2 * one);
+  EXPECT_LE(c.live_bytes, o.max_device_bytes);
+  RunAndCheck(p3);  // the variant patched to p3 was the more recently used: it survived
+  c = exec_->counters();
+  EXPECT_EQ(c.hits, 2u) << "the patched call, and this one";
+  EXPECT_EQ(c.patches, 1u);
+}
+
+TEST_F(ExecutorTest, FailedVariantCaptureBacksOffAndPatchesMeanwhile) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.failure_backoff = 3;
+  Make(o);
+  HostProblem p(kShape, 1), q(kShape, 2);
+  RunAndCheck(p);  // captured
+  backend_->FailNextCaptures(1);
+  RunAndCheck(q);  // a new variant: its capture fails → direct
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.capture_failures, 1u);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kCaptureFailed);
+  EXPECT_EQ(c.direct_launches, 1u);
+  EXPECT_EQ(c.live_execs, 1u) << "the structure's other variant is untouched";
+  // Backing off: q is not captured again but served by patching the structure's variant (once;
+  // then that variant holds q's bindings and q hits).
+  for (int i = 0; i < 3; ++i) RunAndCheck(q);
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 2u);
+  EXPECT_EQ(c.patches, 1u);
+  EXPECT_EQ(c.hits, 3u);
+  EXPECT_EQ(c.direct_launches, 1u);
+  RunAndCheck(p);  // p's bindings recur (min_repeats = 1): a variant of their own again
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 3u);
+  EXPECT_EQ(c.live_execs, 2u);
 }
 
 TEST_F(ExecutorTest, SingleBufferChangeIsPatched) {
@@ -400,6 +621,7 @@ TEST_F(ExecutorTest, DynamicMChangingEveryStepReplaysWithoutRecapture) {
 TEST_F(ExecutorTest, DynamicMCapacityWithinBucketIsPatchedNeverOverPlanned) {
   ExecutorOptions o;
   o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;  // else each capacity, seen once, gets its own variant
   o.m_bucket = {MBucketMode::kPowerOfTwo, 0};
   Make(o);
   // Buffers for 512 rows; the caller's capacity m varies.
@@ -427,6 +649,7 @@ TEST_F(ExecutorTest, KernelFunctionChangeOnPatchRecreatesTheGraph) {
   auto backend = std::make_unique<HostGraphBackend>();
   ExecutorOptions o;
   o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;  // the new capacity patches the only variant
   auto made = GraphExecutor::CreateWithBackend(&gemm, std::move(backend), o);
   ASSERT_TRUE(made.ok());
   GraphExecutor& exec = **made;
@@ -526,6 +749,29 @@ TEST_F(ExecutorTest, SteadyStateHitDoesNotAllocate) {
   g_count_allocations = false;
   EXPECT_EQ(g_allocations.load(), 0);
   EXPECT_EQ(exec_->counters().hits, 102u);
+}
+
+TEST_F(ExecutorTest, SteadyStateVariantHitDoesNotAllocate) {
+  Make();
+  HostProblem p(kShape, 1), q(kShape, 2), r(kShape, 3);
+  for (int i = 0; i < 4; ++i) {  // warm: one variant per binding set
+    RunAndCheck(p);
+    RunAndCheck(q);
+    RunAndCheck(r);
+  }
+  ASSERT_EQ(exec_->counters().live_execs, 3u);
+  const ExecutorCounters warm = exec_->counters();
+  const gemm::GroupedGemmArguments args[] = {p.args(), q.args(), r.args()};
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 99; ++i) {
+    if (!exec_->Run(args[i % 3], FakeStream(1), KernelKind::kSimple).ok()) break;
+  }
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.hits - warm.hits, 99u);
+  EXPECT_EQ(c.patches, warm.patches);
 }
 
 TEST_F(ExecutorTest, SteadyStateBatchFlushAndRecorderReplayDoNotAllocate) {

@@ -59,6 +59,42 @@ TEST(LruBudgetTest, EvictsUntilBytesFit) {
   EXPECT_FALSE(none.Admissible(1));
 }
 
+TEST(LruBudgetTest, ForEachVictimPreviewsNextVictimWithoutRemoving) {
+  LruBudget lru(3, 100);
+  Item it[3];
+  for (int i = 0; i < 3; ++i) {
+    it[i].id = i;
+    lru.Insert(&it[i], 30);  // MRU→LRU: 2, 1, 0; 90 bytes
+  }
+  std::vector<int> seen;
+  auto collect = [&](LruNode* n) {
+    seen.push_back(static_cast<Item*>(n)->id);
+    return true;
+  };
+  lru.ForEachVictim(10, collect);  // count bound: one must go
+  EXPECT_EQ(seen, (std::vector<int>{0}));
+  seen.clear();
+  lru.ForEachVictim(60, collect);  // bytes: 90 + 60 → evict 0 and 1 (30 + 60 fits)
+  EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+  seen.clear();
+  lru.ForEachVictim(60, [&](LruNode* n) {  // early stop
+    seen.push_back(static_cast<Item*>(n)->id);
+    return false;
+  });
+  EXPECT_EQ(seen, (std::vector<int>{0}));
+  EXPECT_EQ(lru.entries(), 3u) << "nothing removed";
+  // Agrees with NextVictim when the victims are removed in turn.
+  std::vector<int> removed;
+  while (LruNode* v = lru.NextVictim(60)) {
+    removed.push_back(static_cast<Item*>(v)->id);
+    lru.Remove(v);
+  }
+  EXPECT_EQ(removed, (std::vector<int>{0, 1}));
+  seen.clear();
+  lru.ForEachVictim(10, collect);
+  EXPECT_TRUE(seen.empty());
+}
+
 TEST(LruBudgetTest, RemoveAndTouchKeepListConsistent) {
   LruBudget lru(10, 1000);
   Item it[6];
