@@ -1,0 +1,192 @@
+#include "benchmarks/internal/modes.h"
+
+#include <cstdint>
+#include <random>
+#include <utility>
+
+#include "cuda_utils/raii.h"
+#include "cuda_utils/status.h"
+#include "gemm/grouped_gemm.h"
+#include "graph_cache/batch.h"
+#include "graph_cache/executor.h"
+#include "graph_cache/sequence.h"
+
+namespace encore::bench {
+namespace {
+
+class ColdEagerMode : public Mode {
+ public:
+  const char* name() const override { return "cold_eager"; }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
+    return gemm::GroupedGemm(sets.args(i), stream);
+  }
+};
+
+class DirectMode : public Mode {
+ public:
+  explicit DirectMode(std::shared_ptr<gemm::Nvfp4GroupedGemm> runner)
+      : runner_(std::move(runner)) {}
+  const char* name() const override { return "direct"; }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
+    return runner_->Run(sets.args(i), stream);
+  }
+
+ private:
+  std::shared_ptr<gemm::Nvfp4GroupedGemm> runner_;
+};
+
+// An executor and the runner it borrows; the runner is declared first, so it outlives the
+// executor.
+struct Cache {
+  std::shared_ptr<gemm::Nvfp4GroupedGemm> runner;
+  std::unique_ptr<graph_cache::GraphExecutor> exec;
+};
+
+// Calls through the graph cache (GraphExecutor::Run). `max_bindings` = 1 makes every call with
+// other buffers than the last a kernel-node patch (the rebind mode); a larger value keeps one exec
+// per recurring binding, so the GPU MODE loop's 15 input sets each replay their own graph.
+class ExecutorMode : public Mode {
+ public:
+  ExecutorMode(const char* name, Cache cache)
+      : name_(name), cache_(std::move(cache)) {}
+  const char* name() const override { return name_; }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
+    return cache_.exec->Run(sets.args(i), stream);
+  }
+
+ private:
+  const char* name_;
+  Cache cache_;
+};
+
+// The 15 calls of a batch as one multi-kernel graph (GemmBatch: Add, then Flush).
+class BatchMode : public Mode {
+ public:
+  explicit BatchMode(Cache cache)
+      : cache_(std::move(cache)), batch_(cache_.exec.get()) {}
+  const char* name() const override { return "graph_batch"; }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t) override {
+    return batch_.Add(sets.args(i));
+  }
+  absl::Status EndBatch(cudaStream_t stream) override { return batch_.Flush(stream); }
+
+ private:
+  Cache cache_;
+  graph_cache::GemmBatch batch_;
+};
+
+// The recurring-sequence recorder in step-bounded mode: the program just makes its calls and
+// marks the step boundary; the recorder learns the period and replays it as one graph.
+class SequenceMode : public Mode {
+ public:
+  explicit SequenceMode(Cache cache)
+      : cache_(std::move(cache)) {}
+  const char* name() const override { return "sequence_step"; }
+  absl::Status Begin(const InputSets&, cudaStream_t stream) override {
+    graph_cache::SequenceOptions options;
+    options.mode = graph_cache::SequenceMode::kStepBounded;
+    ENCORE_ASSIGN_OR_RETURN(rec_, graph_cache::SequenceRecorder::Create(cache_.exec.get(), stream,
+                                                                        options));
+    return absl::OkStatus();
+  }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t) override {
+    return rec_->Run(sets.args(i));
+  }
+  absl::Status EndBatch(cudaStream_t) override { return rec_->EndStep(); }
+
+ private:
+  Cache cache_;
+  std::unique_ptr<graph_cache::SequenceRecorder> rec_;
+};
+
+// Dynamic M: each input set's buffers are sized for its M (the capacity); the actual token count
+// per group is read by the kernel from a device array that changes every step (as an MoE router
+// would write it), so every step replays the same graphs with no re-capture and no host sync.
+// The per-step update is one device-to-device copy from a table of random M vectors in
+// [capacity/2, capacity], issued with the first call of the step and counted in its cost.
+class DynamicMMode : public Mode {
+ public:
+  explicit DynamicMMode(Cache cache)
+      : cache_(std::move(cache)) {}
+  const char* name() const override { return "dynamic_m"; }
+  absl::Status Begin(const InputSets& sets, cudaStream_t stream) override {
+    sets_ = sets.count();
+    groups_ = static_cast<int>(sets.problems(0).size());
+    const size_t per_step = static_cast<size_t>(sets_) * groups_;
+    std::vector<int32_t> table(per_step * kSteps);
+    std::mt19937 rng(7);
+    for (int step = 0; step < kSteps; ++step) {
+      for (int i = 0; i < sets_; ++i) {
+        for (int g = 0; g < groups_; ++g) {
+          const int cap = sets.problems(i)[g].m;
+          std::uniform_int_distribution<int> d(cap / 2, cap);
+          table[(step * sets_ + i) * groups_ + g] = d(rng);
+        }
+      }
+    }
+    ENCORE_ASSIGN_OR_RETURN(table_, DeviceBuffer::Create(table.size() * sizeof(int32_t)));
+    ENCORE_ASSIGN_OR_RETURN(m_, DeviceBuffer::Create(per_step * sizeof(int32_t)));
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpy(table_.get(), table.data(), table_.size(),
+                                           cudaMemcpyHostToDevice),
+                                "upload the M table");
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpyAsync(m_.get(), table_.get(), m_.size(),
+                                                cudaMemcpyDeviceToDevice, stream),
+                                "initial M");
+    return absl::OkStatus();
+  }
+  absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
+    if (i == 0) {
+      step_ = (step_ + 1) % kSteps;
+      ENCORE_RETURN_IF_CUDA_ERROR(
+          cudaMemcpyAsync(m_.get(), table_.as<char>() + step_ * m_.size(), m_.size(),
+                          cudaMemcpyDeviceToDevice, stream),
+          "new token counts for the step");
+    }
+    gemm::GroupedGemmArguments args = sets.args(i);
+    args.device_m = m_.as<int32_t>() + static_cast<size_t>(i) * groups_;
+    return cache_.exec->Run(args, stream);
+  }
+
+ private:
+  static constexpr int kSteps = 16;
+  Cache cache_;
+  DeviceBuffer table_;
+  DeviceBuffer m_;
+  int sets_ = 0;
+  int groups_ = 0;
+  int step_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(const DeviceInfo& device) {
+  gemm::RunnerOptions options;
+  options.device = device.ordinal;
+  ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<gemm::Nvfp4GroupedGemm> runner,
+                          gemm::Nvfp4GroupedGemm::Create(options));
+  std::shared_ptr<gemm::Nvfp4GroupedGemm> shared = std::move(runner);
+  std::vector<std::unique_ptr<Mode>> modes;
+  modes.push_back(std::make_unique<ColdEagerMode>());
+  modes.push_back(std::make_unique<DirectMode>(shared));
+
+  auto executor = [&](int max_bindings) -> absl::StatusOr<Cache> {
+    graph_cache::ExecutorOptions o;
+    o.max_bindings_per_structure = max_bindings;
+    Cache c{shared, nullptr};
+    ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(shared.get(), o));
+    return c;
+  };
+  ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16));
+  modes.push_back(std::make_unique<ExecutorMode>("graph_per_call", std::move(per_call)));
+  ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1));
+  modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));
+  ENCORE_ASSIGN_OR_RETURN(auto batch, executor(16));
+  modes.push_back(std::make_unique<BatchMode>(std::move(batch)));
+  ENCORE_ASSIGN_OR_RETURN(auto sequence, executor(16));
+  modes.push_back(std::make_unique<SequenceMode>(std::move(sequence)));
+  ENCORE_ASSIGN_OR_RETURN(auto dynamic, executor(16));
+  modes.push_back(std::make_unique<DynamicMMode>(std::move(dynamic)));
+  return modes;
+}
+
+}  // namespace encore::bench

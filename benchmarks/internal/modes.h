@@ -1,0 +1,29 @@
+// The launch modes //benchmarks:replay compares, each issuing the same grouped-GEMM calls:
+//   cold_eager     gemm::GroupedGemm(): a new runner, tensor maps encoded, parameters uploaded
+//                  on every call (the origin design's first-call path)
+//   direct         Nvfp4GroupedGemm::Run(): parameters by value, tensor maps from the cache
+//   graph_per_call the graph cache, one replayed graph per call (same buffers every batch)
+//   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
+//   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
+//   dynamic_m      the graph cache keyed by M capacity, with M changing on the device each step
+//
+// Example:
+//   ENCORE_ASSIGN_OR_RETURN(auto modes, encore::bench::MakeModes(device_info));
+#ifndef ENCORE_BENCHMARKS_INTERNAL_MODES_H_
+#define ENCORE_BENCHMARKS_INTERNAL_MODES_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmarks/internal/harness.h"
+#include "cuda_utils/device.h"
+
+namespace encore::bench {
+
+[[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
+    const DeviceInfo& device);
+
+}  // namespace encore::bench
+
+#endif  // ENCORE_BENCHMARKS_INTERNAL_MODES_H_

@@ -1,0 +1,351 @@
+// //benchmarks:replay — Encore's main job: every launch mode side by side on the same grouped
+// GEMMs, with the launch floors measured in the same process.
+//
+//   tools/bazel run //benchmarks:replay                      # summary table at the end
+//   tools/bazel run //benchmarks:replay -- --benchmark_format=json
+//   ... -- --encore_json=benchmarks/results/replay.json --encore_commit=$(git rev-parse HEAD)
+//
+// Workloads: the four GPU MODE benchmark shapes (15 distinct input sets each, L2 flushed before
+// every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
+// Per mode and workload: host µs per call (CPU time inside the API calls), device µs per call
+// (events, GPU work alone) and end-to-end µs per call (wall clock of the whole batch).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "benchmark/benchmark.h"
+#include "benchmarks/internal/device_inputs.h"
+#include "benchmarks/internal/harness.h"
+#include "benchmarks/internal/modes.h"
+#include "cuda_utils/device.h"
+#include "cuda_utils/raii.h"
+#include "cuda_utils/status.h"
+
+namespace encore::bench {
+namespace {
+
+constexpr int kSetsPerBatch = 15;
+constexpr int kRepeats = 15;
+
+struct Workload {
+  std::string name;
+  std::vector<GroupShape> shapes;
+  bool gpumode = true;  // counts toward the GPU MODE geomean
+  std::unique_ptr<InputSets> sets;
+};
+
+std::vector<Workload> MakeWorkloads() {
+  auto same_nk = [](std::vector<int> ms, int n, int k) {
+    std::vector<GroupShape> s;
+    for (int m : ms) s.push_back({m, n, k});
+    return s;
+  };
+  std::vector<Workload> w;
+  w.push_back({"g8_n4096_k7168", same_nk({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168)});
+  w.push_back({"g8_n7168_k2048", same_nk({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048)});
+  w.push_back({"g2_n3072_k4096", same_nk({192, 320}, 3072, 4096)});
+  w.push_back({"g2_n4096_k1536", same_nk({128, 384}, 4096, 1536)});
+  w.push_back({"tiny_m8_n128_k256", same_nk({8}, 128, 256), false});
+  return w;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+double Geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / v.size());
+}
+
+struct Result {
+  std::string mode;
+  std::string workload;
+  bool gpumode = true;
+  Sample median;
+};
+
+struct Floors {
+  double kernel_launch = 0;
+  double graph_launch_1 = 0;
+  double graph_launch_15 = 0;
+};
+
+// The shared state of one run: stream, events, flusher, workloads and results. Owned by main.
+struct Context {
+  DeviceInfo device;
+  Stream stream;
+  Event start;
+  Event stop;
+  std::unique_ptr<L2Flusher> flusher;
+  std::vector<Workload> workloads;
+  std::vector<Result> results;
+  Floors floors;
+};
+
+void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
+  cudaStream_t s = ctx->stream.get();
+  absl::Status st = mode->Begin(*w->sets, s);
+  Sample warm;
+  for (int i = 0; st.ok() && i < 3; ++i) {
+    st = RunBatch(*mode, *w->sets, nullptr, 0, s, ctx->start.get(), ctx->stop.get(), &warm);
+  }
+  std::vector<double> host, device, e2e;
+  for (auto _ : state) {
+    Sample x;
+    if (st.ok()) st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(),
+                              ctx->stop.get(), &x);
+    if (!st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      break;
+    }
+    host.push_back(x.host_us);
+    device.push_back(x.device_us);
+    e2e.push_back(x.e2e_us);
+    state.SetIterationTime(x.e2e_us * 1e-6);
+  }
+  if (!st.ok()) return;
+  Result r{mode->name(), w->name, w->gpumode, {Median(host), Median(device), Median(e2e)}};
+  state.counters["host_us"] = r.median.host_us;
+  state.counters["device_us"] = r.median.device_us;
+  state.counters["e2e_us"] = r.median.e2e_us;
+  state.counters["TFLOPs"] = w->sets->flops_per_set() / (r.median.device_us * 1e-6) / 1e12;
+  ctx->results.push_back(r);
+}
+
+// Host µs per launch of: an empty kernel, a 1-node and a 15-node graph of empty kernels.
+absl::Status MeasureFloors(Context* ctx) {
+  cudaStream_t s = ctx->stream.get();
+  const void* fn = EmptyKernel();
+  auto launch_empty = [&]() {
+    return ToStatus(cudaLaunchKernel(fn, dim3(1), dim3(32), nullptr, 0, s), "empty kernel");
+  };
+  auto host_cost = [&](const std::function<absl::Status()>& f, double* us) -> absl::Status {
+    std::vector<double> per_round;
+    for (int round = 0; round < 20; ++round) {
+      double t = 0;
+      for (int i = 0; i < 100; ++i) {
+        const double t0 = NowUs();
+        ENCORE_RETURN_IF_ERROR(f());
+        t += NowUs() - t0;
+      }
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
+      if (round >= 2) per_round.push_back(t / 100);
+    }
+    *us = Median(per_round);
+    return absl::OkStatus();
+  };
+  ENCORE_RETURN_IF_ERROR(host_cost(launch_empty, &ctx->floors.kernel_launch));
+  for (int nodes : {1, 15}) {
+    ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
+    cudaGraphNode_t prev = nullptr;
+    for (int i = 0; i < nodes; ++i) {
+      cudaKernelNodeParams p{};
+      p.func = const_cast<void*>(fn);
+      p.gridDim = dim3(1);
+      p.blockDim = dim3(32);
+      cudaGraphNode_t node;
+      ENCORE_RETURN_IF_CUDA_ERROR(
+          cudaGraphAddKernelNode(&node, g.get(), prev ? &prev : nullptr, prev ? 1 : 0, &p),
+          "add empty kernel node");
+      prev = node;
+    }
+    ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
+    double* dst = nodes == 1 ? &ctx->floors.graph_launch_1 : &ctx->floors.graph_launch_15;
+    ENCORE_RETURN_IF_ERROR(host_cost(
+        [&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "graph launch"); }, dst));
+  }
+  return absl::OkStatus();
+}
+
+struct ModeSummary {
+  std::string mode;
+  double host_us = 0;        // geomean over every workload
+  double device_us = 0;      // geomean over the GPU MODE shapes
+  double e2e_us = 0;         // geomean over the GPU MODE shapes
+  double tiny_host_us = 0;
+  double tiny_e2e_us = 0;
+};
+
+std::vector<ModeSummary> Summarize(const Context& ctx) {
+  std::vector<ModeSummary> out;
+  for (const Result& r : ctx.results) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const ModeSummary& m) {
+      return m.mode == r.mode;
+    });
+    if (it == out.end()) {
+      out.push_back({r.mode});
+      it = out.end() - 1;
+    }
+  }
+  for (ModeSummary& m : out) {
+    std::vector<double> host, device, e2e;
+    for (const Result& r : ctx.results) {
+      if (r.mode != m.mode) continue;
+      host.push_back(r.median.host_us);
+      if (r.gpumode) {
+        device.push_back(r.median.device_us);
+        e2e.push_back(r.median.e2e_us);
+      } else {
+        m.tiny_host_us = r.median.host_us;
+        m.tiny_e2e_us = r.median.e2e_us;
+      }
+    }
+    m.host_us = Geomean(host);
+    m.device_us = Geomean(device);
+    m.e2e_us = Geomean(e2e);
+  }
+  return out;
+}
+
+void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes) {
+  std::printf("\nEncore replay on %s (%d SMs, %d MB L2)\n", ctx.device.name.c_str(),
+              ctx.device.sm_count, ctx.device.l2_bytes >> 20);
+  std::printf("floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
+              "graph, 15 nodes %.2f\n",
+              ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15);
+  std::printf("%-24s %12s %14s %14s %12s %12s\n", "mode", "host us/call", "device us/call",
+              "e2e us/call", "tiny host", "tiny e2e");
+  std::printf("%-24s %12s %14s %14s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
+              "(GPU MODE gm)", "us/call", "us/call");
+  for (const ModeSummary& m : modes) {
+    std::printf("%-24s %12.2f %14.2f %14.2f %12.2f %12.2f\n", m.mode.c_str(), m.host_us,
+                m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us);
+  }
+}
+
+absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes,
+                       const std::string& path, const std::string& commit,
+                       const std::string& command) {
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::string j = absl::StrFormat(
+      "{\n  \"date\": \"%s\",\n  \"commit\": \"%s\",\n  \"device\": \"%s (%d SMs, %d MB L2, "
+      "driver %d)\",\n  \"command\": \"%s\",\n  \"floors_us\": {\"kernel_launch\": %.3f, "
+      "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f},\n  \"modes\": [\n",
+      date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
+      ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
+      ctx.floors.graph_launch_15);
+  std::vector<std::string> rows;
+  for (const ModeSummary& m : modes) {
+    std::vector<std::string> per;
+    for (const Result& r : ctx.results) {
+      if (r.mode != m.mode) continue;
+      per.push_back(absl::StrFormat(
+          "{\"workload\": \"%s\", \"host_us\": %.3f, \"device_us\": %.3f, \"e2e_us\": %.3f}",
+          r.workload, r.median.host_us, r.median.device_us, r.median.e2e_us));
+    }
+    rows.push_back(absl::StrFormat(
+        "    {\"mode\": \"%s\", \"host_us_per_call\": %.3f, \"device_us_per_call\": %.3f, "
+        "\"e2e_geomean_us\": %.3f, \"tiny_host_us_per_call\": %.3f, \"tiny_e2e_us_per_call\": "
+        "%.3f,\n     \"workloads\": [%s]}",
+        m.mode, m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us,
+        absl::StrJoin(per, ", ")));
+  }
+  j += absl::StrJoin(rows, ",\n") + "\n  ]\n}\n";
+  std::ofstream f(path);
+  if (!f) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  f << j;
+  return absl::OkStatus();
+}
+
+// Takes --encore_FLAG=value out of argv (Google Benchmark rejects flags it does not know).
+std::string TakeFlag(int* argc, char** argv, const std::string& name) {
+  const std::string prefix = "--" + name + "=";
+  std::string value;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
+      value = argv[i] + prefix.size();
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  return value;
+}
+
+int Main(int argc, char** argv) {
+  std::string command = absl::StrJoin(argv, argv + argc, " ");
+  const std::string json_path = TakeFlag(&argc, argv, "encore_json");
+  const std::string commit = TakeFlag(&argc, argv, "encore_commit");
+  benchmark::Initialize(&argc, argv);
+
+  absl::StatusOr<DeviceInfo> info = QueryDevice();
+  if (!info.ok()) {
+    std::fprintf(stderr, "replay: %s\nreplay: this benchmark needs an NVIDIA GPU (sm_90a).\n",
+                 std::string(info.status().message()).c_str());
+    return 2;
+  }
+  Context ctx;
+  ctx.device = *info;
+  auto fail = [](const absl::Status& s) {
+    std::fprintf(stderr, "replay: %s\n", std::string(s.message()).c_str());
+    return 1;
+  };
+  absl::StatusOr<Stream> stream = Stream::Create();
+  if (!stream.ok()) return fail(stream.status());
+  ctx.stream = std::move(*stream);
+  absl::StatusOr<Event> e0 = Event::Create(), e1 = Event::Create();
+  if (!e0.ok()) return fail(e0.status());
+  if (!e1.ok()) return fail(e1.status());
+  ctx.start = std::move(*e0);
+  ctx.stop = std::move(*e1);
+  absl::StatusOr<L2Flusher> flusher = L2Flusher::Create();
+  if (!flusher.ok()) return fail(flusher.status());
+  ctx.flusher = std::make_unique<L2Flusher>(std::move(*flusher));
+  ctx.workloads = MakeWorkloads();
+  for (Workload& w : ctx.workloads) {
+    absl::StatusOr<InputSets> sets = InputSets::Create(w.shapes, kSetsPerBatch, ctx.stream.get());
+    if (!sets.ok()) return fail(sets.status());
+    w.sets = std::make_unique<InputSets>(std::move(*sets));
+  }
+  if (absl::Status s = MeasureFloors(&ctx); !s.ok()) return fail(s);
+
+  absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes = MakeModes(ctx.device);
+  if (!modes.ok()) return fail(modes.status());
+  for (auto& mode : *modes) {
+    for (Workload& w : ctx.workloads) {
+      benchmark::RegisterBenchmark(absl::StrCat(mode->name(), "/", w.name).c_str(), RunMode,
+                                   &ctx, mode.get(), &w)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(kRepeats);
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  const std::vector<ModeSummary> summary = Summarize(ctx);
+  PrintSummary(ctx, summary);
+  if (!json_path.empty()) {
+    if (absl::Status s = WriteJson(ctx, summary, json_path, commit, command); !s.ok()) {
+      return fail(s);
+    }
+    std::printf("wrote %s\n", json_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace encore::bench
+
+int main(int argc, char** argv) { return encore::bench::Main(argc, argv); }
