@@ -15,8 +15,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
@@ -117,6 +119,54 @@ class TensorMapCache {
       index_;
 };
 
+// NOTES: ChooseMTileCap simulates the block scheduler over every tile for several row caps (tens
+// of µs for GPU MODE-sized problems), far too slow for the per-call path. Its answer depends only
+// on the sorted (m, n, k) list, so it is computed once per distinct list and remembered here.
+// Building the key allocates nothing; the map allocates only when a new list is inserted.
+struct ShapeList {
+  int count = 0;
+  std::array<int, 3 * kMaxGroups> dims{};
+
+  bool operator==(const ShapeList& o) const {
+    return count == o.count &&
+           std::equal(dims.begin(), dims.begin() + 3 * count, o.dims.begin());
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const ShapeList& s) {
+    return H::combine_contiguous(H::combine(std::move(h), s.count), s.dims.data(), 3 * s.count);
+  }
+};
+
+class MTileCapMemo {
+ public:
+  static constexpr size_t kMaxEntries = 4096;
+
+  template <typename Groups>
+  int Get(const Groups& sorted, int num_groups, int sm_count) {
+    ShapeList key;
+    key.count = num_groups;
+    for (int s = 0; s < num_groups; ++s) {
+      key.dims[3 * s] = sorted[s].m;
+      key.dims[3 * s + 1] = sorted[s].n;
+      key.dims[3 * s + 2] = sorted[s].k;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = caps_.find(key);
+      if (it != caps_.end()) return it->second;
+    }
+    const int cap = ChooseMTileCap(sorted, num_groups, sm_count);
+    absl::MutexLock lock(&mu_);
+    if (caps_.size() >= kMaxEntries) caps_.clear();  // bounded; recomputing is only slow
+    caps_.emplace(key, cap);
+    return cap;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<ShapeList, int> caps_ ABSL_GUARDED_BY(mu_);
+};
+
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
  public:
   Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, size_t cache_capacity)
@@ -198,7 +248,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       const GroupProblem& p = args.groups[order[s]];
       sorted[s] = {p.m, p.n, p.k};
     }
-    const int cap = ChooseMTileCap(sorted, num_groups, info_.sm_count);
+    const int cap = m_tile_caps_.Get(sorted, num_groups, info_.sm_count);
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
@@ -247,6 +297,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   DeviceInfo info_;
   TensorMapCache maps_;
+  MTileCapMemo m_tile_caps_;
 };
 
 }  // namespace

@@ -281,6 +281,31 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   }
 }
 
+// The graph layer relies on Prepare being deterministic: the same call gives the same launch
+// (function, grid, parameter bytes), also across the runner's remembered tiling decisions.
+TEST_F(Sm90GemmTest, PrepareIsDeterministic) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner();
+  ASSERT_NE(gemm, nullptr);
+  const HostGroupedProblem a =
+      MakeHostProblem(Zip({96, 40, 72}, {384, 256, 128}, {256, 256, 512}), Distribution::kGpuMode, 11);
+  const HostGroupedProblem b =
+      MakeHostProblem(Zip({200, 8}, {512, 128}, {256, 64}), Distribution::kGpuMode, 12);
+  auto da = DeviceGroupedProblem::Upload(a);
+  auto db = DeviceGroupedProblem::Upload(b);
+  ASSERT_TRUE(da.ok() && db.ok());
+  auto first = std::make_unique<LaunchPlan>();
+  auto other = std::make_unique<LaunchPlan>();
+  auto again = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(da->args(), first.get()));
+  ENCORE_ASSERT_OK(gemm->Prepare(db->args(), other.get()));
+  ENCORE_ASSERT_OK(gemm->Prepare(da->args(), again.get()));
+  EXPECT_TRUE(first->SameLaunch(*again));
+  EXPECT_FALSE(first->SameLaunch(*other));
+  // And the remembered plan still computes the right answer.
+  RunAndCheck(a, Distribution::kGpuMode, KernelKind::kAuto, "prepare twice");
+}
+
 TEST_F(Sm90GemmTest, InvalidArgumentsLaunchNothing) {
   ENCORE_SKIP_WITHOUT_GPU();
   const HostGroupedProblem host =
