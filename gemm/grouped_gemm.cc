@@ -18,7 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
@@ -151,19 +151,19 @@ class MTileCapMemo {
       key.dims[3 * s + 2] = sorted[s].k;
     }
     {
-      absl::MutexLock lock(&mu_);
+      encore::MutexLock lock(&mu_);
       auto it = caps_.find(key);
       if (it != caps_.end()) return it->second;
     }
     const int cap = ChooseMTileCap(sorted, num_groups, sm_count);
-    absl::MutexLock lock(&mu_);
+    encore::MutexLock lock(&mu_);
     if (caps_.size() >= kMaxEntries) caps_.clear();  // bounded; recomputing is only slow
     caps_.emplace(key, cap);
     return cap;
   }
 
  private:
-  absl::Mutex mu_;
+  encore::Mutex mu_;
   absl::flat_hash_map<ShapeList, int> caps_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -169,7 +169,7 @@ GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner,
 }
 
 GraphExecutor::~GraphExecutor() {
-  absl::MutexLock lock(&mu_);
+  encore::MutexLock lock(&mu_);
   map_.clear();  // entries (graphs) before the backend
 }
 
@@ -214,7 +214,7 @@ ExecutorCounters GraphExecutor::counters() const {
 }
 
 void GraphExecutor::Clear() {
-  absl::MutexLock lock(&mu_);
+  encore::MutexLock lock(&mu_);
   while (internal::LruNode* n = lru_.lru()) RemoveLocked(static_cast<Variant*>(n), false);
   seen_.Clear();
   variant_seen_.Clear();
@@ -247,7 +247,7 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   const CallSignature* sig_ptr = &sig;
   Outcome out;
   {
-    absl::MutexLock lock(&mu_);
+    encore::MutexLock lock(&mu_);
     out = RunLocked(calls, &sig_ptr, words, hash, stream, /*capture_immediately=*/false);
   }
   if (out.launched) return absl::OkStatus();
@@ -269,7 +269,7 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
 
   Outcome out;
   {
-    absl::MutexLock lock(&mu_);
+    encore::MutexLock lock(&mu_);
     while (batch_sigs_.size() < calls.size()) {
       batch_sigs_.push_back(std::make_unique<CallSignature>());
     }

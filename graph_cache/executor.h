@@ -89,7 +89,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "absl/types/span.h"
 #include "gemm/grouped_gemm.h"
 #include "gemm/launch.h"
@@ -267,7 +267,7 @@ class GraphExecutor {
   const ExecutorOptions options_;
   Counters counters_;
 
-  mutable absl::Mutex mu_;
+  mutable encore::Mutex mu_;
   // Build/Patch/Launch under mu_; IsCapturing (thread-safe) outside it. Declared before map_ so
   // it outlives every graph it made.
   const std::unique_ptr<GraphBackend> backend_;
