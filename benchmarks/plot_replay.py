@@ -35,8 +35,11 @@ def main(src: str, dst: str) -> None:
                         ha="center", va="bottom", fontsize=7)
     styles = [("kernel_launch", "empty kernel launch", ":"),
               ("graph_launch_1", "1-node graph launch", "--"),
-              ("graph_launch_15", "15-node graph launch", "-.")]
+              ("graph_launch_15", "15-node graph launch", "-."),
+              ("graph_launch_1_gemm_node", "1-node graph of the GEMM kernel", (0, (1, 4)))]
     for key, label, ls in styles:
+        if key not in floors:
+            continue
         ax.axhline(floors[key], color="gray", linestyle=ls, linewidth=1,
                    label=f"floor: {label} ({floors[key]:.2f} µs)")
     ax.set_xticks(list(x))

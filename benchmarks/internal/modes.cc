@@ -159,12 +159,8 @@ class DynamicMMode : public Mode {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(const DeviceInfo& device) {
-  gemm::RunnerOptions options;
-  options.device = device.ordinal;
-  ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<gemm::Nvfp4GroupedGemm> runner,
-                          gemm::Nvfp4GroupedGemm::Create(options));
-  std::shared_ptr<gemm::Nvfp4GroupedGemm> shared = std::move(runner);
+absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> shared) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));

@@ -17,12 +17,13 @@
 
 #include "absl/status/statusor.h"
 #include "benchmarks/internal/harness.h"
-#include "cuda_utils/device.h"
+#include "gemm/grouped_gemm.h"
 
 namespace encore::bench {
 
+// Every mode, in the order above, sharing `runner` (each mode holds a reference).
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
-    const DeviceInfo& device);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> runner);
 
 }  // namespace encore::bench
 
