@@ -1,0 +1,184 @@
+#include "graph_cache/backend.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cuda_utils/raii.h"
+#include "cuda_utils/status.h"
+
+namespace encore::graph_cache {
+namespace {
+
+class CudaExecutableGraph final : public ExecutableGraph {
+ public:
+  CudaExecutableGraph(Graph graph, GraphExec exec, std::vector<cudaGraphNode_t> nodes)
+      : graph_(std::move(graph)), exec_(std::move(exec)), nodes_(std::move(nodes)) {}
+
+  size_t num_nodes() const override { return nodes_.size(); }
+
+  absl::Status Patch(size_t node, const gemm::LaunchPlan& plan) override {
+    if (node >= nodes_.size()) {
+      return absl::OutOfRangeError(absl::StrCat("node ", node, " of ", nodes_.size()));
+    }
+    void* slot = nullptr;
+    const cudaKernelNodeParams params = plan.NodeParams(&slot);
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &params),
+                                "cudaGraphExecKernelNodeSetParams");
+    return absl::OkStatus();
+  }
+
+  absl::Status Launch(cudaStream_t stream) override {
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
+    return absl::OkStatus();
+  }
+
+ private:
+  Graph graph_;     // declared before exec_: destroyed after it
+  GraphExec exec_;
+  std::vector<cudaGraphNode_t> nodes_;  // kernel nodes of graph_, in launch order
+};
+
+// The kernel nodes of `graph` in chain order; an error unless the graph is exactly `n` kernel
+// nodes joined by n-1 edges into one chain.
+absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size_t n,
+                                                         int* programmatic_edges) {
+  size_t count = 0;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  if (count == 0) return absl::FailedPreconditionError("captured an empty graph");
+  if (count != n) {
+    return absl::UnimplementedError(
+        absl::StrCat("captured ", count, " nodes for ", n,
+                     " launches; the graph cache needs exactly one kernel node per launch"));
+  }
+  std::vector<cudaGraphNode_t> nodes(count);
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    if (type != cudaGraphNodeTypeKernel) {
+      return absl::UnimplementedError(
+          absl::StrCat("captured a node of type ", static_cast<int>(type),
+                       "; the graph cache needs kernel nodes only"));
+    }
+  }
+  if (n == 1) return nodes;
+  size_t edges = 0;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges),
+                              "cudaGraphGetEdges (count)");
+  if (edges != n - 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("captured ", edges, " edges between ", n, " nodes; expected one chain"));
+  }
+  std::vector<cudaGraphNode_t> from(edges), to(edges);
+  std::vector<cudaGraphEdgeData> data(edges);
+  ENCORE_RETURN_IF_CUDA_ERROR(
+      cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &edges), "cudaGraphGetEdges");
+  absl::flat_hash_map<cudaGraphNode_t, cudaGraphNode_t> next;
+  absl::flat_hash_map<cudaGraphNode_t, int> preds;
+  for (size_t i = 0; i < edges; ++i) {
+    if (data[i].type == cudaGraphDependencyTypeProgrammatic) ++*programmatic_edges;
+    if (!next.emplace(from[i], to[i]).second) {
+      return absl::UnimplementedError("captured graph branches; expected one chain");
+    }
+    ++preds[to[i]];
+  }
+  cudaGraphNode_t root = nullptr;
+  for (cudaGraphNode_t node : nodes) {
+    if (preds.contains(node)) continue;
+    if (root != nullptr) return absl::UnimplementedError("captured graph has several roots");
+    root = node;
+  }
+  std::vector<cudaGraphNode_t> chain;
+  chain.reserve(n);
+  for (cudaGraphNode_t cur = root; cur != nullptr;) {
+    chain.push_back(cur);
+    if (chain.size() > n) return absl::InternalError("captured graph has a cycle");
+    auto it = next.find(cur);
+    cur = it == next.end() ? nullptr : it->second;
+  }
+  if (chain.size() != n) return absl::UnimplementedError("captured graph is not one chain");
+  return chain;
+}
+
+class CudaGraphBackend final : public GraphBackend {
+ public:
+  CudaGraphBackend(Stream stream, int device) : stream_(std::move(stream)), device_(device) {}
+
+  absl::StatusOr<bool> IsCapturing(cudaStream_t stream) override {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
+    return status != cudaStreamCaptureStatusNone;
+  }
+
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(
+      gemm::Nvfp4GroupedGemm& runner, absl::Span<const gemm::LaunchPlan* const> plans,
+      absl::Span<const bool> pdl, BuildReport* report) override {
+    if (plans.empty()) return absl::InvalidArgumentError("nothing to capture");
+    if (pdl.size() != plans.size()) return absl::InvalidArgumentError("pdl size mismatch");
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal),
+        "cudaStreamBeginCapture");
+    report->capture_begun = true;
+    absl::Status launched = absl::OkStatus();
+    for (size_t i = 0; i < plans.size() && launched.ok(); ++i) {
+      launched = runner.Launch(*plans[i], stream_.get(), /*pdl=*/i > 0 && pdl[i]);
+      if (!launched.ok()) {
+        launched = absl::Status(launched.code(), absl::StrCat("capture of launch ", i, ": ",
+                                                              launched.message()));
+      }
+    }
+    // End the capture before judging anything, so no failure leaves the stream capturing.
+    cudaGraph_t raw = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_.get(), &raw);
+    Graph graph(raw);
+    if (!launched.ok() || ended != cudaSuccess) {
+      (void)cudaGetLastError();  // failures of capture are not sticky; leave no stale error
+      if (!launched.ok()) return launched;
+      return ToStatus(ended, "cudaStreamEndCapture");
+    }
+    if (!graph) return absl::InternalError("cudaStreamEndCapture returned no graph");
+    ENCORE_ASSIGN_OR_RETURN(std::vector<cudaGraphNode_t> chain,
+                            KernelChain(graph.get(), plans.size(), &report->programmatic_edges));
+    report->captured = true;
+
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t err = cudaSuccess;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ++report->instantiate_attempts;
+      err = cudaGraphInstantiate(&exec, graph.get(), 0);
+      if (err != cudaErrorMemoryAllocation || attempt == 1) break;
+      (void)cudaGetLastError();
+      report->trimmed = true;
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaDeviceGraphMemTrim(device_), "cudaDeviceGraphMemTrim");
+    }
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return ToStatus(err, absl::StrCat("cudaGraphInstantiate (", report->instantiate_attempts,
+                                        " attempts)"));
+    }
+    report->instantiated = true;
+    return std::unique_ptr<ExecutableGraph>(
+        new CudaExecutableGraph(std::move(graph), GraphExec(exec), std::move(chain)));
+  }
+
+ private:
+  Stream stream_;
+  int device_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(int device) {
+  int current = 0;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&current), "cudaGetDevice");
+  if (device < 0) device = current;
+  if (device != current) ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(device), "cudaSetDevice");
+  absl::StatusOr<Stream> stream = Stream::Create();
+  if (device != current) (void)cudaSetDevice(current);
+  if (!stream.ok()) return stream.status();
+  return std::unique_ptr<GraphBackend>(new CudaGraphBackend(*std::move(stream), device));
+}
+
+}  // namespace encore::graph_cache

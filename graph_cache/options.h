@@ -1,0 +1,65 @@
+// Tunables of the graph cache, in one place so the pure-CPU policy classes (graph_cache/internal/)
+// and the executor share them. Every field has a working default.
+//
+// Example:
+//   encore::graph_cache::ExecutorOptions options;
+//   options.min_repeats = 3;                        // capture a structure at its 3rd sighting
+//   options.max_entries = 128;
+//   options.max_device_bytes = 64 << 20;
+//   options.m_bucket = {encore::graph_cache::MBucketMode::kMultiple, 128};
+#ifndef ENCORE_GRAPH_CACHE_OPTIONS_H_
+#define ENCORE_GRAPH_CACHE_OPTIONS_H_
+
+#include <cstddef>
+
+#include "graph_cache/signature.h"
+
+namespace encore::graph_cache {
+
+// The thrash guard watches lookups of recurring structures: hits, and reloads — misses of a
+// structure whose graph the cache held before and evicted (remembered in a fixed "ghost" table
+// of evicted key hashes). First-time captures are not misses: a warm-up burst of new structures
+// never trips the guard. A window where reloads exceed `engage_miss_ratio` means graphs are
+// evicted before they pay off: capturing stops for
+// `cooldown_lookups` lookups (calls run directly; live graphs still replay), then resumes. If the
+// next full window thrashes again, the cooldown doubles (up to `max_cooldown_lookups`); only a
+// window whose miss ratio is at or below `release_miss_ratio` resets it (hysteresis).
+struct ThrashGuardOptions {
+  bool enabled = true;
+  int window = 64;
+  double engage_miss_ratio = 0.5;
+  double release_miss_ratio = 0.125;
+  int cooldown_lookups = 256;
+  int max_cooldown_lookups = 16384;
+};
+
+struct ExecutorOptions {
+  // A structure runs directly until it has been seen this many times; the call that reaches the
+  // count is captured (so 1 = capture at first sight).
+  int min_repeats = 2;
+  // Bounds of the cache; the least recently used graph is evicted to stay within both.
+  size_t max_entries = 256;
+  size_t max_device_bytes = size_t{256} << 20;
+  // Device-byte estimate of one cached exec: per_graph_bytes + Σ over nodes of
+  // (per_node_bytes + the node's parameter block bytes).
+  size_t per_graph_bytes = 16 * 1024;
+  size_t per_node_bytes = 4 * 1024;
+  // Slots of the recurrence table and of the ghost table of evicted keys (direct-mapped,
+  // allocated once each).
+  size_t recurrence_slots = 4096;
+  // After a failed capture/instantiation the structure must recur this many more times before
+  // the next attempt.
+  int failure_backoff = 64;
+  // Dynamic-M key buckets (see signature.h: the launch is always planned for the exact m).
+  MBucketPolicy m_bucket;
+  // Programmatic dependent launch between consecutive nodes of multi-kernel graphs, for nodes
+  // whose LaunchPlan::supports_pdl.
+  bool use_pdl = true;
+  // Largest number of calls in one batch (explicit batches and recorded periods).
+  int max_batch_calls = 256;
+  ThrashGuardOptions thrash;
+};
+
+}  // namespace encore::graph_cache
+
+#endif  // ENCORE_GRAPH_CACHE_OPTIONS_H_

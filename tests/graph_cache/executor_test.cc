@@ -1,0 +1,629 @@
+// CPU tests of GraphExecutor: FakeGemm in host mode (launches compute on the host, at launch
+// time) behind HostGraphBackend (graphs = copied plans), so results and every path of the state
+// machine are checked without a GPU.
+#include "graph_cache/executor.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "graph_cache/batch.h"
+#include "graph_cache/sequence.h"
+#include "gtest/gtest.h"
+#include "tests/graph_cache/fake_gemm.h"
+#include "tests/graph_cache/host_backend.h"
+#include "tests/graph_cache/host_problem.h"
+#include "tests/test_util.h"
+
+// Allocation counting for the steady-state test: only counts on a thread that asked for it.
+namespace {
+thread_local bool g_count_allocations = false;
+std::atomic<int64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(size_t n) {
+  if (g_count_allocations) g_allocations.fetch_add(1);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace encore::graph_cache {
+namespace {
+
+using gemm::KernelKind;
+using testing::Dims;
+using testing::FakeGemm;
+using testing::FakeStream;
+using testing::HostGraphBackend;
+using testing::HostProblem;
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void Make(ExecutorOptions options = {}) {
+    auto backend = std::make_unique<HostGraphBackend>();
+    backend_ = backend.get();
+    auto e = GraphExecutor::CreateWithBackend(&gemm_, std::move(backend), options);
+    ASSERT_TRUE(e.ok()) << e.status();
+    exec_ = *std::move(e);
+  }
+  // Runs `p` (outputs cleared first) and checks the outputs.
+  void RunAndCheck(HostProblem& p, KernelKind kind = KernelKind::kSimple,
+                   cudaStream_t stream = FakeStream(1)) {
+    p.ClearC();
+    ENCORE_ASSERT_OK(exec_->Run(p.args(), stream, kind));
+    EXPECT_TRUE(p.Check(kind == KernelKind::kPersistent ? 1 : 0));
+  }
+
+  FakeGemm gemm_{FakeGemm::Device::kHost};
+  HostGraphBackend* backend_ = nullptr;
+  std::unique_ptr<GraphExecutor> exec_;
+};
+
+const std::vector<Dims> kShape = {{64, 128, 128}, {32, 64, 256}, {0, 64, 128}, {17, 8, 64}};
+
+TEST_F(ExecutorTest, CreateValidatesArguments) {
+  EXPECT_FALSE(GraphExecutor::CreateWithBackend(nullptr, std::make_unique<HostGraphBackend>()).ok());
+  EXPECT_FALSE(GraphExecutor::CreateWithBackend(&gemm_, nullptr).ok());
+  ExecutorOptions bad;
+  bad.min_repeats = 0;
+  EXPECT_FALSE(
+      GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), bad).ok());
+}
+
+TEST_F(ExecutorTest, ReplayMatchesDirect) {
+  Make();
+  HostProblem p(kShape, 1);
+  for (int i = 0; i < 6; ++i) RunAndCheck(p);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.calls, 6u);
+  EXPECT_EQ(c.direct_launches, 1u) << "first sighting runs directly (min_repeats = 2)";
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.instantiations, 1u);
+  EXPECT_EQ(c.graph_launches, 5u);
+  EXPECT_EQ(c.hits, 4u);
+  EXPECT_EQ(c.patches, 0u);
+  EXPECT_EQ(c.live_execs, 1u);
+  EXPECT_EQ(backend_->launches(), 5);
+  EXPECT_EQ(gemm_.runs(), 1);
+  // Every launch (direct or replayed) produced the checked outputs; now prove a replay really
+  // recomputes: new input bytes, same pointers → new values from the graph.
+  p.Scramble(99);
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().hits, 5u);
+}
+
+TEST_F(ExecutorTest, MinRepeatsIsConfigurable) {
+  ExecutorOptions o;
+  o.min_repeats = 4;
+  Make(o);
+  HostProblem p(kShape, 2);
+  for (int i = 0; i < 3; ++i) RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().captures, 0u);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kBelowMinRepeats);
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  o.min_repeats = 1;
+  Make(o);
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  EXPECT_EQ(exec_->counters().direct_launches, 0u);
+}
+
+TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
+  Make();
+  HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3);
+  RunAndCheck(p1);
+  RunAndCheck(p1);  // captured
+  ASSERT_EQ(exec_->counters().captures, 1u);
+  for (int i = 0; i < 9; ++i) {
+    HostProblem& p = i % 3 == 0 ? p2 : (i % 3 == 1 ? p3 : p1);
+    RunAndCheck(p);
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u) << "a pointer change never re-captures";
+  EXPECT_EQ(c.instantiations, 1u);
+  EXPECT_EQ(c.patches, 9u);
+  EXPECT_EQ(c.hits, 9u);
+  EXPECT_EQ(backend_->builds(), 1);
+  EXPECT_EQ(backend_->patches(), 9);
+}
+
+TEST_F(ExecutorTest, SingleBufferChangeIsPatched) {
+  Make();
+  HostProblem p(kShape, 1), q(kShape, 2);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  // Mix: groups of p with q's C for group 1 only.
+  std::vector<gemm::GroupProblem> mixed(p.args().groups.begin(), p.args().groups.end());
+  mixed[1].c = q.args().groups[1].c;
+  ENCORE_ASSERT_OK(exec_->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(mixed)},
+                              FakeStream(1), KernelKind::kSimple));
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(exec_->counters().captures, 1u);
+}
+
+TEST_F(ExecutorTest, StructureAndKindSeparateEntries) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1), b({{64, 136, 128}}, 2), c({{64, 128, 192}}, 3);
+  for (int i = 0; i < 3; ++i) {
+    RunAndCheck(a);
+    RunAndCheck(b);
+    RunAndCheck(c);
+    RunAndCheck(a, KernelKind::kPersistent);
+  }
+  const ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.captures, 4u);
+  EXPECT_EQ(k.live_execs, 4u);
+  EXPECT_EQ(k.patches, 0u);
+}
+
+TEST_F(ExecutorTest, EvictionUnderChurnKeepsResultsCorrect) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_entries = 4;
+  o.thrash.enabled = false;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> ps;
+  for (int i = 0; i < 10; ++i) {
+    ps.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{16 + i, 64, 64}}, i));
+  }
+  for (int round = 0; round < 5; ++round) {
+    for (auto& p : ps) {
+      RunAndCheck(*p);
+      EXPECT_LE(exec_->counters().live_execs, 4u);
+    }
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 50u) << "round-robin over 10 structures with room for 4: every call misses";
+  EXPECT_EQ(c.evictions, 46u);
+  EXPECT_EQ(c.live_execs, 4u);
+  EXPECT_EQ(backend_->live_graphs(), 4) << "evicted graphs are destroyed";
+}
+
+TEST_F(ExecutorTest, LruKeepsTheHotEntries) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_entries = 2;
+  o.thrash.enabled = false;
+  Make(o);
+  HostProblem hot({{16, 64, 64}}, 1), a({{17, 64, 64}}, 2), b({{18, 64, 64}}, 3);
+  RunAndCheck(hot);
+  RunAndCheck(a);
+  RunAndCheck(hot);  // hot is MRU
+  RunAndCheck(b);    // evicts a
+  RunAndCheck(hot);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 3u);
+  EXPECT_EQ(c.evictions, 1u);
+  EXPECT_EQ(c.hits, 2u);
+}
+
+TEST_F(ExecutorTest, ByteBoundLimitsLiveGraphs) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.thrash.enabled = false;
+  o.per_graph_bytes = 1000;
+  o.per_node_bytes = 0;
+  // Each single-call graph: 1000 + sizeof(FakeParams); room for two.
+  const size_t one = 1000 + sizeof(testing::FakeParams);
+  o.max_device_bytes = 2 * one + one / 2;
+  Make(o);
+  HostProblem a({{16, 64, 64}}, 1), b({{17, 64, 64}}, 2), c({{18, 64, 64}}, 3);
+  RunAndCheck(a);
+  RunAndCheck(b);
+  EXPECT_EQ(exec_->counters().live_bytes, 2 * one);
+  RunAndCheck(c);
+  const ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.live_execs, 2u);
+  EXPECT_EQ(k.evictions, 1u);
+  EXPECT_LE(k.live_bytes, o.max_device_bytes);
+
+  // A graph larger than the whole budget is never captured.
+  o.max_device_bytes = one - 1;
+  Make(o);
+  RunAndCheck(a);
+  EXPECT_EQ(exec_->counters().captures, 0u);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kOverBudget);
+}
+
+TEST_F(ExecutorTest, ThrashGuardStopsCapturingThenRetries) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_entries = 2;
+  o.thrash.window = 8;
+  o.thrash.cooldown_lookups = 40;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> ps;
+  for (int i = 0; i < 6; ++i) {
+    ps.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{16 + i, 64, 64}}, i));
+  }
+  bool saw_guard = false;
+  for (int round = 0; round < 10; ++round) {
+    for (auto& p : ps) {
+      RunAndCheck(*p);
+      saw_guard |= exec_->counters().last_fallback == FallbackReason::kThrashGuard;
+    }
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_TRUE(saw_guard);
+  EXPECT_GE(c.thrash_engagements, 1u);
+  EXPECT_LT(c.captures, 60u) << "capturing paused while thrashing";
+  EXPECT_GT(c.direct_launches, 0u);
+  EXPECT_EQ(c.calls, 60u);
+  EXPECT_EQ(c.direct_launches + c.graph_launches, 60u);
+}
+
+TEST_F(ExecutorTest, WarmUpBurstOfNewStructuresDoesNotTripTheGuard) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.thrash.window = 8;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> ps;
+  for (int i = 0; i < 40; ++i) {
+    ps.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8 + i, 8, 64}}, i));
+  }
+  for (auto& p : ps) RunAndCheck(*p);  // 40 first captures in a row
+  for (auto& p : ps) RunAndCheck(*p);  // all hits
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.thrash_engagements, 0u);
+  EXPECT_EQ(c.captures, 40u);
+  EXPECT_EQ(c.hits, 40u);
+}
+
+TEST_F(ExecutorTest, CallerCaptureGetsDirectLaunchNoNesting) {
+  Make();
+  HostProblem p(kShape, 1);
+  backend_->SetCapturing(FakeStream(7), true);
+  for (int i = 0; i < 4; ++i) RunAndCheck(p, KernelKind::kSimple, FakeStream(7));
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 0u);
+  EXPECT_EQ(c.direct_launches, 4u);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kCallerCapturing);
+  // Also when a graph already exists for the structure.
+  RunAndCheck(p);  // the caller-capture calls did not count as sightings: direct
+  RunAndCheck(p);  // captured
+  ASSERT_EQ(exec_->counters().captures, 1u);
+  RunAndCheck(p, KernelKind::kSimple, FakeStream(7));
+  c = exec_->counters();
+  EXPECT_EQ(c.direct_launches, 6u);
+  EXPECT_EQ(c.graph_launches, 1u);
+}
+
+TEST_F(ExecutorTest, CaptureFailureFallsBackAndBacksOff) {
+  ExecutorOptions o;
+  o.failure_backoff = 3;
+  Make(o);
+  HostProblem p(kShape, 1);
+  backend_->FailNextCaptures(1);
+  RunAndCheck(p);
+  RunAndCheck(p);  // capture attempt fails → direct
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.capture_failures, 1u);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kCaptureFailed);
+  EXPECT_EQ(c.direct_launches, 2u);
+  // Backoff: the structure must recur failure_backoff more times (count restarts at -2).
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kFailureBackoff);
+  for (int i = 0; i < 3; ++i) RunAndCheck(p);
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 2u);
+  EXPECT_EQ(c.instantiations, 1u);
+  EXPECT_EQ(c.live_execs, 1u);
+}
+
+TEST_F(ExecutorTest, InstantiateOutOfMemoryRetriesOnceAfterTrim) {
+  Make();
+  HostProblem p(kShape, 1);
+  backend_->FailNextInstantiations(1);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(backend_->trims(), 1);
+  EXPECT_EQ(c.instantiations, 1u);
+  EXPECT_EQ(c.instantiate_failures, 0u);
+  EXPECT_EQ(c.graph_launches, 1u);
+
+  Make();
+  backend_->FailNextInstantiations(2);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  c = exec_->counters();
+  EXPECT_EQ(c.instantiate_failures, 1u);
+  EXPECT_EQ(c.instantiations, 0u);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kInstantiateFailed);
+  EXPECT_EQ(c.direct_launches, 2u);
+}
+
+TEST_F(ExecutorTest, PatchFailureDropsEntryAndRunsDirect) {
+  Make();
+  HostProblem p(kShape, 1), q(kShape, 2);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  backend_->FailNextPatches(1);
+  RunAndCheck(q);
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.dropped, 1u);
+  EXPECT_EQ(c.live_execs, 0u);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kPatchFailed);
+  RunAndCheck(q);
+  RunAndCheck(q);
+  EXPECT_EQ(exec_->counters().captures, 2u);
+}
+
+TEST_F(ExecutorTest, GraphLaunchFailureDropsEntryAndRunsDirect) {
+  Make();
+  HostProblem p(kShape, 1);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  gemm_.FailNextLaunches(1);  // the next replay's first node fails
+  RunAndCheck(p);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.last_fallback, FallbackReason::kLaunchFailed);
+  EXPECT_EQ(c.dropped, 1u);
+  EXPECT_EQ(c.direct_launches, 2u);
+}
+
+TEST_F(ExecutorTest, InvalidCallIsAnErrorAndNotCached) {
+  Make();
+  HostProblem p({{64, 60, 128}}, 1);  // n not a multiple of 8: the runner rejects it
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(exec_->Run(p.args(), FakeStream(1), KernelKind::kSimple).ok());
+  }
+  EXPECT_EQ(exec_->counters().live_execs, 0u);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kPrepareFailed);
+  EXPECT_EQ(exec_->Run(gemm::GroupedGemmArguments{}, FakeStream(1)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ExecutorTest, DynamicMChangingEveryStepReplaysWithoutRecapture) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  Make(o);
+  HostProblem p({{256, 64, 128}, {256, 64, 128}, {128, 32, 64}}, 5);  // m = capacity
+  for (int step = 0; step < 12; ++step) {
+    p.set_device_m({(step * 37) % 257, (step * 91 + 5) % 300, step % 3 == 0 ? 0 : 128});
+    RunAndCheck(p);
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.instantiations, 1u);
+  EXPECT_EQ(c.patches, 0u) << "token counts live on the device: same key, same binding";
+  EXPECT_EQ(c.hits, 11u);
+}
+
+TEST_F(ExecutorTest, DynamicMCapacityWithinBucketIsPatchedNeverOverPlanned) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.m_bucket = {MBucketMode::kPowerOfTwo, 0};
+  Make(o);
+  // Buffers for 512 rows; the caller's capacity m varies.
+  HostProblem p({{200, 64, 128}}, 6, /*capacity_rows=*/{512});
+  p.set_device_m({1000});  // more than any capacity: the kernel computes exactly m rows
+  RunAndCheck(p);
+  p.set_m(0, 250);  // same bucket (256): patched, planned for exactly 250
+  RunAndCheck(p);
+  p.set_m(0, 129);
+  RunAndCheck(p);
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.patches, 2u);
+  p.set_m(0, 300);  // next bucket (512): a new structure
+  RunAndCheck(p);
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 2u);
+  EXPECT_EQ(c.live_execs, 2u);
+}
+
+TEST_F(ExecutorTest, KernelFunctionChangeOnPatchRecreatesTheGraph) {
+  // kAuto switches variant at Σ m·n ≥ 64·128: a capacity change within the bucket can change the
+  // kernel function; the node must not be patched to another kernel silently.
+  FakeGemm gemm(FakeGemm::Device::kHost, /*auto_threshold=*/64 * 128);
+  auto backend = std::make_unique<HostGraphBackend>();
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  auto made = GraphExecutor::CreateWithBackend(&gemm, std::move(backend), o);
+  ASSERT_TRUE(made.ok());
+  GraphExecutor& exec = **made;
+  HostProblem p({{40, 128, 128}}, 7, {64});
+  p.set_device_m({1 << 20});
+  ENCORE_ASSERT_OK(exec.Run(p.args(), FakeStream(1)));  // variant 0
+  EXPECT_TRUE(p.Check(0));
+  p.set_m(0, 64);  // bucket 64 again, but 64·128 ≥ threshold → variant 1
+  p.ClearC();
+  ENCORE_ASSERT_OK(exec.Run(p.args(), FakeStream(1)));
+  EXPECT_TRUE(p.Check(1));
+  const ExecutorCounters c = exec.counters();
+  EXPECT_EQ(c.dropped, 1u);
+  EXPECT_EQ(c.captures, 2u);
+  EXPECT_EQ(c.patches, 0u);
+}
+
+TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
+  HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
+  auto batch = [&](HostProblem& mid) {
+    a.ClearC();
+    mid.ClearC();
+    c.ClearC();
+    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
+                              {mid.args(), KernelKind::kSimple},
+                              {c.args(), KernelKind::kSimple}};
+    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    EXPECT_TRUE(a.Check(0));
+    EXPECT_TRUE(mid.Check(0));
+    EXPECT_TRUE(c.Check(0));
+  };
+  batch(b);  // direct (first sighting)
+  EXPECT_EQ(exec_->counters().direct_launches, 3u);
+  batch(b);  // captured as one 3-node graph
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  batch(b);
+  batch(b2);  // only the middle node's bindings changed
+  const ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.captures, 1u);
+  EXPECT_EQ(k.patches, 1u);
+  EXPECT_EQ(k.graph_launches, 3u);
+  EXPECT_EQ(k.calls, 12u);
+  EXPECT_EQ(backend_->launches(), 3);
+}
+
+TEST_F(ExecutorTest, PdlCanBeDisabled) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.use_pdl = false;
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2);
+  const GemmCall calls[] = {{a.args(), KernelKind::kSimple}, {b.args(), KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false}));
+}
+
+TEST_F(ExecutorTest, BatchIsValidatedBeforeAnythingRuns) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1);
+  a.ClearC();
+  const GemmCall calls[] = {{a.args(), KernelKind::kSimple}, {gemm::GroupedGemmArguments{}}};
+  EXPECT_EQ(exec_->RunBatch(calls, FakeStream(1)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gemm_.launches(), 0);
+  ExecutorOptions o;
+  o.max_batch_calls = 1;
+  Make(o);
+  const GemmCall two[] = {{a.args()}, {a.args()}};
+  EXPECT_EQ(exec_->RunBatch(two, FakeStream(1)).code(), absl::StatusCode::kInvalidArgument);
+  ENCORE_EXPECT_OK(exec_->RunBatch({}, FakeStream(1)));
+}
+
+TEST_F(ExecutorTest, BatchAndSingleCallsShareTheCacheButNotEntries) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1);
+  const GemmCall one[] = {{a.args(), KernelKind::kSimple}};
+  RunAndCheck(a);
+  ENCORE_ASSERT_OK(exec_->RunBatch(one, FakeStream(1)));  // same key words: a batch of one
+  EXPECT_EQ(exec_->counters().captures, 1u) << "a batch of one is the single-call structure";
+}
+
+TEST_F(ExecutorTest, SteadyStateHitDoesNotAllocate) {
+  Make();
+  HostProblem p(kShape, 1), q(kShape, 2);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  RunAndCheck(q);
+  RunAndCheck(p);  // warm: both bindings seen, scratch grown
+  const gemm::GroupedGemmArguments args = p.args();
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 100; ++i) {
+    if (!exec_->Run(args, FakeStream(1), KernelKind::kSimple).ok()) break;
+  }
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_EQ(exec_->counters().hits, 102u);
+}
+
+TEST_F(ExecutorTest, SteadyStateBatchFlushAndRecorderReplayDoNotAllocate) {
+  Make();
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
+  GemmBatch batch(exec_.get());
+  auto flush = [&] {
+    bool ok = batch.Add(a.args()).ok() && batch.Add(b.args()).ok() && batch.Add(c.args()).ok();
+    return ok && batch.Flush(FakeStream(1)).ok();
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(flush());
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 50; ++i) flush();
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0) << "batch flush";
+
+  auto rec = SequenceRecorder::Create(exec_.get(), FakeStream(2));
+  ASSERT_TRUE(rec.ok());
+  auto step = [&] {
+    bool ok = (*rec)->Run(a.args()).ok() && (*rec)->Run(b.args()).ok() &&
+              (*rec)->Run(c.args()).ok();
+    return ok && (*rec)->EndStep().ok();
+  };
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(step());
+  ASSERT_EQ((*rec)->counters().period, 3);
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 50; ++i) step();
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations.load(), 0) << "recorder replay";
+  EXPECT_GE((*rec)->counters().period_launches, 50u);
+}
+
+TEST_F(ExecutorTest, EightThreadsConcurrently) {
+  ExecutorOptions o;
+  o.min_repeats = 2;
+  o.max_entries = 6;  // fewer than the structures in play: eviction races too
+  Make(o);
+  constexpr int kThreads = 8;
+  constexpr int kIters = 150;
+  std::vector<std::unique_ptr<HostProblem>> shared_a, shared_b, own;
+  for (int t = 0; t < kThreads; ++t) {
+    // Same structure in every thread with different buffers: patches under contention.
+    shared_a.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{32, 64, 128}}, 100 + t));
+    shared_b.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{32, 64, 128}}, 200 + t));
+    own.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8 + t, 64, 64}}, 300 + t));
+  }
+  std::atomic<int> failures{0};
+  std::atomic<bool> done{false};
+  std::thread reader([&] {  // counters readable at any time
+    uint64_t last_calls = 0;
+    while (!done.load()) {
+      const ExecutorCounters c = exec_->counters();
+      if (c.calls < last_calls) failures.fetch_add(1);
+      last_calls = c.calls;
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIters; ++i) {
+        HostProblem& p = i % 3 == 0 ? *shared_a[t] : (i % 3 == 1 ? *shared_b[t] : *own[t]);
+        p.ClearC();
+        if (!exec_->Run(p.args(), FakeStream(t + 1), KernelKind::kSimple).ok() || !p.Check(0)) {
+          failures.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  done = true;
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.calls, static_cast<uint64_t>(kThreads * kIters));
+  EXPECT_EQ(c.direct_launches + c.graph_launches, c.calls);
+  EXPECT_LE(c.live_execs, 6u);
+  EXPECT_GT(c.patches, 0u);
+}
+
+TEST_F(ExecutorTest, ClearDropsEverything) {
+  Make();
+  HostProblem p(kShape, 1);
+  RunAndCheck(p);
+  RunAndCheck(p);
+  exec_->Clear();
+  EXPECT_EQ(exec_->counters().live_execs, 0u);
+  EXPECT_EQ(backend_->live_graphs(), 0);
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kBelowMinRepeats);
+}
+
+TEST(FallbackReasonTest, EveryReasonHasAName) {
+  for (int r = 0; r <= static_cast<int>(FallbackReason::kLaunchFailed); ++r) {
+    EXPECT_STRNE(FallbackReasonName(static_cast<FallbackReason>(r)), "unknown");
+  }
+}
+
+}  // namespace
+}  // namespace encore::graph_cache

@@ -1,0 +1,136 @@
+#include "tests/graph_cache/fake_gemm.h"
+
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "cuda_utils/status.h"
+#include "tests/graph_cache/fake_kernel.h"
+
+namespace encore::graph_cache::testing {
+namespace {
+const char kHostVariant0 = 0;
+const char kHostVariant1 = 0;
+}  // namespace
+
+const void* FakeGemm::Function(int variant) const {
+  if (device_ == Device::kGpu) return FakeKernel(variant);
+  return variant == 0 ? static_cast<const void*>(&kHostVariant0)
+                      : static_cast<const void*>(&kHostVariant1);
+}
+
+absl::Status FakeGemm::CanImplement(const gemm::GroupedGemmArguments& args) const {
+  const size_t ng = args.groups.size();
+  if (ng == 0 || ng > static_cast<size_t>(gemm::kMaxGroups)) {
+    return absl::InvalidArgumentError(absl::StrCat("fake gemm: ", ng, " groups"));
+  }
+  for (size_t g = 0; g < ng; ++g) {
+    const gemm::GroupProblem& p = args.groups[g];
+    if (p.m < 0 || p.n <= 0 || p.k <= 0 || p.n % gemm::kNMultiple != 0 ||
+        p.k % gemm::kKMultiple != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("fake gemm: group ", g, ": bad size m=", p.m,
+                                                     " n=", p.n, " k=", p.k));
+    }
+    if (p.b == nullptr || p.sfb == nullptr ||
+        (p.m > 0 && (p.a == nullptr || p.sfa == nullptr || p.c == nullptr))) {
+      return absl::InvalidArgumentError(absl::StrCat("fake gemm: group ", g, ": null pointer"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
+                               gemm::KernelKind kind) {
+  prepares_.fetch_add(1);
+  ENCORE_RETURN_IF_ERROR(CanImplement(args));
+  int64_t work = 0;
+  int max_rows = 0;
+  for (const gemm::GroupProblem& p : args.groups) {
+    work += static_cast<int64_t>(p.m) * p.n;
+    max_rows = p.m > max_rows ? p.m : max_rows;
+  }
+  int variant = 0;
+  if (kind == gemm::KernelKind::kPersistent) variant = 1;
+  if (kind == gemm::KernelKind::kAuto) variant = work >= auto_threshold_ ? 1 : 0;
+
+  FakeParams params{};
+  params.num_groups = static_cast<int>(args.groups.size());
+  params.variant = variant;
+  params.device_m = args.device_m;
+  for (size_t g = 0; g < args.groups.size(); ++g) {
+    const gemm::GroupProblem& p = args.groups[g];
+    params.groups[g] = FakeGroup{static_cast<const uint8_t*>(p.a), static_cast<const uint8_t*>(p.b),
+                                 static_cast<const uint8_t*>(p.sfa),
+                                 static_cast<const uint8_t*>(p.sfb), static_cast<uint16_t*>(p.c),
+                                 p.m, p.n, p.k, 0};
+  }
+  static_assert(sizeof(FakeParams) <= gemm::kMaxParamBytes);
+  plan->function = Function(variant);
+  int64_t per_group = 0;
+  for (const gemm::GroupProblem& p : args.groups) {
+    const int64_t e = static_cast<int64_t>(p.m) * p.n;
+    per_group = e > per_group ? e : per_group;
+  }
+  const int64_t blocks = (per_group + 255) / 256;
+  plan->grid = dim3(static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 64 ? 64 : blocks)),
+                    static_cast<unsigned>(args.groups.size()), 1);
+  plan->block = dim3(256, 1, 1);
+  plan->dynamic_smem_bytes = 0;
+  plan->supports_pdl = true;
+  plan->kind = variant == 0 ? gemm::KernelKind::kSimple : gemm::KernelKind::kPersistent;
+  plan->num_tiles = static_cast<int>(plan->grid.x * plan->grid.y);
+  plan->params_bytes = sizeof(FakeParams);
+  std::memcpy(plan->params, &params, sizeof(FakeParams));
+  return absl::OkStatus();
+}
+
+void ExecuteOnHost(const FakeParams& p) {
+  for (int g = 0; g < p.num_groups; ++g) {
+    const FakeGroup& grp = p.groups[g];
+    const int rows = FakeRows(p, g);
+    for (int r = 0; r < rows; ++r) {
+      for (int j = 0; j < grp.n; ++j) {
+        grp.c[static_cast<int64_t>(r) * grp.n + j] = FakeValue(grp, g, p.variant, r, j);
+      }
+    }
+  }
+}
+
+absl::Status FakeGemm::Launch(const gemm::LaunchPlan& plan, cudaStream_t stream, bool pdl) const {
+  if (fail_launches_.load() > 0 && fail_launches_.fetch_sub(1) > 0) {
+    return absl::InternalError("fake gemm: injected launch failure");
+  }
+  launches_.fetch_add(1);
+  if (device_ == Device::kHost) {
+    FakeParams params;
+    std::memcpy(&params, plan.params, sizeof(FakeParams));
+    ExecuteOnHost(params);
+    return absl::OkStatus();
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = plan.grid;
+  config.blockDim = plan.block;
+  config.dynamicSmemBytes = plan.dynamic_smem_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (pdl && plan.supports_pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  void* args[1] = {const_cast<unsigned char*>(plan.params)};
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaLaunchKernelExC(&config, plan.function, args),
+                              "cudaLaunchKernelExC(fake gemm)");
+  return absl::OkStatus();
+}
+
+absl::Status FakeGemm::Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
+                           gemm::KernelKind kind) {
+  runs_.fetch_add(1);
+  auto plan = std::make_unique<gemm::LaunchPlan>();
+  ENCORE_RETURN_IF_ERROR(Prepare(args, plan.get(), kind));
+  return Launch(*plan, stream, /*pdl=*/false);
+}
+
+}  // namespace encore::graph_cache::testing

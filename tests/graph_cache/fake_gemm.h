@@ -1,0 +1,74 @@
+// A stand-in for gemm::Nvfp4GroupedGemm so the graph cache can be tested before (and without)
+// the real kernels. Prepare fills a LaunchPlan whose by-value parameter block is a FakeParams
+// (fake_params.h); Launch runs it:
+//   - kGpu:  cudaLaunchKernelExC of the fake kernel (fake_kernel.cu), with the PDL attribute when
+//            asked and supported — so it captures into graphs and patches like the real runner;
+//   - kHost: computes the same values on the host, synchronously, at the moment of the launch
+//            (buffers are host memory; the stream is an opaque token). With HostGraphBackend
+//            this lets every cache path run, and be checked for results, on a machine with no GPU.
+// kAuto picks variant 1 ("persistent") when Σ m·n ≥ auto_threshold, else variant 0 — a stand-in
+// for the real tile-count heuristic, so a capacity change can change the kernel function.
+//
+// Thread safety: every method may be called concurrently (like the real runner).
+//
+// Example:
+//   FakeGemm gemm(FakeGemm::Device::kHost);
+//   ENCORE_ASSERT_OK(gemm.Run(args, FakeStream(1)));
+#ifndef ENCORE_TESTS_GRAPH_CACHE_FAKE_GEMM_H_
+#define ENCORE_TESTS_GRAPH_CACHE_FAKE_GEMM_H_
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "gemm/grouped_gemm.h"
+#include "gemm/launch.h"
+#include "gemm/problem.h"
+#include "tests/graph_cache/fake_params.h"
+
+namespace encore::graph_cache::testing {
+
+// An opaque stream handle for host-mode tests (never dereferenced).
+inline cudaStream_t FakeStream(uintptr_t id) { return reinterpret_cast<cudaStream_t>(id * 64); }
+
+class FakeGemm final : public gemm::Nvfp4GroupedGemm {
+ public:
+  enum class Device { kHost, kGpu };
+  explicit FakeGemm(Device device, int64_t auto_threshold = int64_t{1} << 20)
+      : device_(device), auto_threshold_(auto_threshold) {}
+
+  absl::Status CanImplement(const gemm::GroupedGemmArguments& args) const override;
+  absl::Status Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
+                       gemm::KernelKind kind = gemm::KernelKind::kAuto) override;
+  absl::Status Launch(const gemm::LaunchPlan& plan, cudaStream_t stream,
+                      bool pdl = false) const override;
+  absl::Status Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
+                   gemm::KernelKind kind = gemm::KernelKind::kAuto) override;
+  int sm_count() const override { return 132; }
+
+  // The function a variant launches (host mode: a tag address; GPU mode: the __global__).
+  const void* Function(int variant) const;
+
+  // Test hooks.
+  void FailNextLaunches(int n) { fail_launches_.store(n); }
+  int64_t prepares() const { return prepares_.load(); }
+  int64_t launches() const { return launches_.load(); }  // every executed plan (direct or graph)
+  int64_t runs() const { return runs_.load(); }          // direct Run calls
+
+ private:
+  Device device_;
+  int64_t auto_threshold_;
+  mutable std::atomic<int> fail_launches_{0};
+  std::atomic<int64_t> prepares_{0};
+  mutable std::atomic<int64_t> launches_{0};
+  std::atomic<int64_t> runs_{0};
+};
+
+// Host execution of a FakeParams block (what kHost Launch does).
+void ExecuteOnHost(const FakeParams& p);
+
+}  // namespace encore::graph_cache::testing
+
+#endif  // ENCORE_TESTS_GRAPH_CACHE_FAKE_GEMM_H_
