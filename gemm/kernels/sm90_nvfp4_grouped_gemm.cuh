@@ -45,6 +45,11 @@
 //    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
 #define ENCORE_SM90_TOKEN_ONE_MUL 0
 #endif
+#ifndef ENCORE_SM90_TOKEN_HALF_ROWS
+// 1: token dequant work is split in half rows (64 k each) over the dequant threads, which
+//    balances tiles of 97-128 (or 193-256) rows better than whole rows.
+#define ENCORE_SM90_TOKEN_HALF_ROWS 0
+#endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
 #endif
@@ -234,6 +239,63 @@ __device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const ui
   }
 }
 
+// Half h (k 64h .. 64h + 63 in the permuted order: fp16 atom h) of one token row.
+__device__ __forceinline__ void DequantTokenHalfRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
+                                                    uint8_t* tok, int r, int h, int m0,
+                                                    bool half) {
+  using T = TileShape;
+  uint32_t w[4][2];  // [c][qq]: words 2h + qq of bytes [16c, 16c+16) of the row
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const uint2 v = *reinterpret_cast<const uint2*>(raw_tok + r * 64 +
+                                                    ((c ^ ((r >> 1) & 3)) << 4) + 8 * h);
+    w[c][0] = v.x; w[c][1] = v.y;
+  }
+  const int gr = m0 + r;
+  const int blk = gr / 128 - m0 / 128;
+  const int rr = gr & 127;
+  const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
+  const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
+  const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
+  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
+  uint32_t sc[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+#if ENCORE_SM90_TOKEN_ONE_MUL
+    const uint32_t hh = HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7);
+#else
+    const uint32_t hh = E4m3x2ToHalf2(pairs[c]);
+#endif
+    sc[c] = h ? BroadcastHi(hh) : BroadcastLo(hh);
+  }
+  uint8_t* row = tok + h * T::kTokAtomBytes + r * 128;
+#pragma unroll
+  for (int qq = 0; qq < 2; ++qq) {
+    uint32_t x[4][4];  // [i][c]
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const uint32_t word = w[c][qq];
+#if ENCORE_SM90_TOKEN_ONE_MUL
+      x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), sc[c]);
+      x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), sc[c]);
+      x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), sc[c]);
+      x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), sc[c]);
+#else
+      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), sc[c]);
+      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), sc[c]);
+      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), sc[c]);
+      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), sc[c]);
+#endif
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int ch = 4 * qq + i;
+      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
+          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
+    }
+  }
+}
+
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
                                             const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
@@ -244,9 +306,16 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
     MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
+#if ENCORE_SM90_TOKEN_HALF_ROWS
+    for (int u = dt; u < 2 * tc.nw; u += kDequantThreads) {
+      DequantTokenHalfRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), u >> 1, u & 1, tc.m0,
+                          half);
+    }
+#else
     for (int r = dt; r < tc.nw; r += kDequantThreads) {
       DequantTokenRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), r, tc.m0, half);
     }
+#endif
     FenceProxyAsyncShared();
     MbarArrive(&sm.tok_full[ts]);
     MbarArrive(&sm.raw_empty[s]);
