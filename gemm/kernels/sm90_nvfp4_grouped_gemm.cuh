@@ -50,6 +50,11 @@
 //    balances tiles of 97-128 (or 193-256) rows better than whole rows.
 #define ENCORE_SM90_TOKEN_HALF_ROWS 0
 #endif
+#ifndef ENCORE_SM90_CONSUMER_PIPE
+// 1: a stage's wgmmas run in 4 parts of 2 k-steps with double-buffered weight fragments: the
+//    consumer builds part p+1 while part p runs (wgmma.wait_group 1).
+#define ENCORE_SM90_CONSUMER_PIPE 0
+#endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
 #endif
@@ -325,7 +330,7 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
-inline constexpr int kParts = TileShape::kStrips;
+inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
 inline constexpr int kPartSteps = 8 / kParts;
 using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
 
@@ -356,6 +361,48 @@ __device__ __forceinline__ void MmaPartN(int nw, float* acc, const Frag& frag, u
     ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
 #undef ENCORE_CASE
     default: break;
+  }
+}
+
+// Weight fragments of one part: a = packed rows (r0, r0 + 8) per strip, sl = broadcast scales.
+__device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileShape::kStrips][2][4],
+                                          const uint32_t (&sl)[TileShape::kStrips][2][2],
+                                          int part) {
+#pragma unroll
+  for (int j = 0; j < TileShape::kStrips; ++j) {
+#pragma unroll
+    for (int ls = 0; ls < kPartSteps; ++ls) {
+      const int st = part * kPartSteps + ls;
+      const int q = st >> 1;
+      uint32_t x0, x1, x2, x3;
+      if (st & 1) {
+        x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
+      } else {
+        x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
+      }
+#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
+      x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
+      x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
+#endif
+      frag[j][ls][0] = HMul2(x0, sl[j][0][st >> 2]);
+      frag[j][ls][1] = HMul2(x1, sl[j][1][st >> 2]);
+      frag[j][ls][2] = HMul2(x2, sl[j][0][st >> 2]);
+      frag[j][ls][3] = HMul2(x3, sl[j][1][st >> 2]);
+    }
+  }
+}
+
+// Keeps the fragment registers of a part in flight from being reused before its wait.
+__device__ __forceinline__ void FenceFrag(Frag& f) {
+#pragma unroll
+  for (int j = 0; j < TileShape::kStrips; ++j) {
+#pragma unroll
+    for (int ls = 0; ls < kPartSteps; ++ls) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) FenceRegister(f[j][ls][i]);
+    }
   }
 }
 
@@ -414,33 +461,38 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
         sl[j][h][1] = BroadcastHi(hh);
       }
     }
+#if ENCORE_SM90_CONSUMER_PIPE
+    Frag f0, f1;
+    BuildFrag(f0, a, sl, 0);
+    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+    const uint32_t tok_addr = SmemAddr(sm.Tok(ts));
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    WgmmaFence();
+    MmaPartN(tc.nw, acc, f0, tok_addr, 0);
+    WgmmaCommit();
+#pragma unroll
+    for (int part = 1; part < kParts; ++part) {
+      Frag& cur = (part & 1) ? f1 : f0;
+      if (part >= 2) {
+        WgmmaWait<1>();  // part - 2 (which read cur) has completed
+        FenceFrag(cur);
+      }
+      BuildFrag(cur, a, sl, part);
+      WgmmaFence();
+      MmaPartN(tc.nw, acc, cur, tok_addr, part);
+      WgmmaCommit();
+    }
+    WgmmaWait<0>();
+    FenceFrag(f0);
+    FenceFrag(f1);
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+#else
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
-#pragma unroll
-      for (int j = 0; j < S; ++j) {
-#pragma unroll
-        for (int ls = 0; ls < kPartSteps; ++ls) {
-          const int st = part * kPartSteps + ls;
-          const int q = st >> 1;
-          uint32_t x0, x1, x2, x3;
-          if (st & 1) {
-            x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
-            x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
-          } else {
-            x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
-            x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
-          }
-#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
-          x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
-          x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
-#endif
-          frag[j][ls][0] = HMul2(x0, sl[j][0][st >> 2]);
-          frag[j][ls][1] = HMul2(x1, sl[j][1][st >> 2]);
-          frag[j][ls][2] = HMul2(x2, sl[j][0][st >> 2]);
-          frag[j][ls][3] = HMul2(x3, sl[j][1][st >> 2]);
-        }
-      }
+      BuildFrag(frag, a, sl, part);
       if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
@@ -451,6 +503,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
     }
+#endif
     MbarArrive(&sm.tok_empty[ts]);
   }
 }
