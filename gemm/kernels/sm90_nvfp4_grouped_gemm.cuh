@@ -45,16 +45,6 @@
 //    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
 #define ENCORE_SM90_TOKEN_ONE_MUL 0
 #endif
-#ifndef ENCORE_SM90_TOKEN_HALF_ROWS
-// 1: token dequant work is split in half rows (64 k each) over the dequant threads, which
-//    balances tiles of 97-128 (or 193-256) rows better than whole rows.
-#define ENCORE_SM90_TOKEN_HALF_ROWS 0
-#endif
-#ifndef ENCORE_SM90_CONSUMER_PIPE
-// 1: a stage's wgmmas run in 4 parts of 2 k-steps with double-buffered weight fragments: the
-//    consumer builds part p+1 while part p runs (wgmma.wait_group 1).
-#define ENCORE_SM90_CONSUMER_PIPE 0
-#endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
 #endif
@@ -244,63 +234,6 @@ __device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const ui
   }
 }
 
-// Half h (k 64h .. 64h + 63 in the permuted order: fp16 atom h) of one token row.
-__device__ __forceinline__ void DequantTokenHalfRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
-                                                    uint8_t* tok, int r, int h, int m0,
-                                                    bool half) {
-  using T = TileShape;
-  uint32_t w[4][2];  // [c][qq]: words 2h + qq of bytes [16c, 16c+16) of the row
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    const uint2 v = *reinterpret_cast<const uint2*>(raw_tok + r * 64 +
-                                                    ((c ^ ((r >> 1) & 3)) << 4) + 8 * h);
-    w[c][0] = v.x; w[c][1] = v.y;
-  }
-  const int gr = m0 + r;
-  const int blk = gr / 128 - m0 / 128;
-  const int rr = gr & 127;
-  const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
-  const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
-  const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
-  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
-  uint32_t sc[4];
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-#if ENCORE_SM90_TOKEN_ONE_MUL
-    const uint32_t hh = HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7);
-#else
-    const uint32_t hh = E4m3x2ToHalf2(pairs[c]);
-#endif
-    sc[c] = h ? BroadcastHi(hh) : BroadcastLo(hh);
-  }
-  uint8_t* row = tok + h * T::kTokAtomBytes + r * 128;
-#pragma unroll
-  for (int qq = 0; qq < 2; ++qq) {
-    uint32_t x[4][4];  // [i][c]
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const uint32_t word = w[c][qq];
-#if ENCORE_SM90_TOKEN_ONE_MUL
-      x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), sc[c]);
-      x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), sc[c]);
-      x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), sc[c]);
-      x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), sc[c]);
-#else
-      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), sc[c]);
-      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), sc[c]);
-      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), sc[c]);
-      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), sc[c]);
-#endif
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int ch = 4 * qq + i;
-      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
-          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
-    }
-  }
-}
-
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
                                             const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
@@ -311,16 +244,9 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
     MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
-#if ENCORE_SM90_TOKEN_HALF_ROWS
-    for (int u = dt; u < 2 * tc.nw; u += kDequantThreads) {
-      DequantTokenHalfRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), u >> 1, u & 1, tc.m0,
-                          half);
-    }
-#else
     for (int r = dt; r < tc.nw; r += kDequantThreads) {
       DequantTokenRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), r, tc.m0, half);
     }
-#endif
     FenceProxyAsyncShared();
     MbarArrive(&sm.tok_full[ts]);
     MbarArrive(&sm.raw_empty[s]);
@@ -330,7 +256,7 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
-inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
+inline constexpr int kParts = TileShape::kStrips;
 inline constexpr int kPartSteps = 8 / kParts;
 using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
 
@@ -394,18 +320,6 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
   }
 }
 
-// Keeps the fragment registers of a part in flight from being reused before its wait.
-__device__ __forceinline__ void FenceFrag(Frag& f) {
-#pragma unroll
-  for (int j = 0; j < TileShape::kStrips; ++j) {
-#pragma unroll
-    for (int ls = 0; ls < kPartSteps; ++ls) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) FenceRegister(f[j][ls][i]);
-    }
-  }
-}
-
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
 // strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
@@ -461,34 +375,6 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
         sl[j][h][1] = BroadcastHi(hh);
       }
     }
-#if ENCORE_SM90_CONSUMER_PIPE
-    Frag f0, f1;
-    BuildFrag(f0, a, sl, 0);
-    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
-    const uint32_t tok_addr = SmemAddr(sm.Tok(ts));
-#pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    WgmmaFence();
-    MmaPartN(tc.nw, acc, f0, tok_addr, 0);
-    WgmmaCommit();
-#pragma unroll
-    for (int part = 1; part < kParts; ++part) {
-      Frag& cur = (part & 1) ? f1 : f0;
-      if (part >= 2) {
-        WgmmaWait<1>();  // part - 2 (which read cur) has completed
-        FenceFrag(cur);
-      }
-      BuildFrag(cur, a, sl, part);
-      WgmmaFence();
-      MmaPartN(tc.nw, acc, cur, tok_addr, part);
-      WgmmaCommit();
-    }
-    WgmmaWait<0>();
-    FenceFrag(f0);
-    FenceFrag(f1);
-#pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-#else
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
@@ -503,7 +389,6 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
     }
-#endif
     MbarArrive(&sm.tok_empty[ts]);
   }
 }
