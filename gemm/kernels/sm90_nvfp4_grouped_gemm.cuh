@@ -45,6 +45,11 @@
 //    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
 #define ENCORE_SM90_TOKEN_ONE_MUL 0
 #endif
+#ifndef ENCORE_SM90_TILE_N_DISPATCH
+// 1: the consumer's k loop is instantiated per wgmma width and chosen once per tile (0: a switch
+//    over the width at every stage; ptxas then injects a warpgroup.arrive per stage, C7519).
+#define ENCORE_SM90_TILE_N_DISPATCH 0
+#endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
 #endif
@@ -320,6 +325,104 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
   }
 }
 
+#if ENCORE_SM90_TILE_N_DISPATCH
+// The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
+template <int kN>
+__device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
+                                             uint32_t& it, int rbase, int c,
+                                             const int (&sfo)[TileShape::kStrips][2],
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int kblocks = KBlocks(gi.k);
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    const uint8_t* rw = sm.RawWeights(s);
+    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
+    uint32_t sc[S][2];
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const uint4 w =
+            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
+        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
+        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
+      }
+    }
+    MbarArrive(&sm.raw_empty[s]);
+    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
+    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+        hh = HMul2(hh, kHalf2Two7);
+#endif
+        sl[j][h][0] = BroadcastLo(hh);
+        sl[j][h][1] = BroadcastHi(hh);
+      }
+    }
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      Frag frag;
+      BuildFrag(frag, a, sl, part);
+      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      WgmmaFence();
+      MmaPart<kN>(acc, frag, SmemAddr(sm.Tok(ts)), part);
+      WgmmaCommit();
+      WgmmaWait<0>();
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    }
+    MbarArrive(&sm.tok_empty[ts]);
+  }
+}
+
+// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
+// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = rbase + 64 * j + 8 * h;
+      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
+                  2 * (c & 1);
+    }
+  }
+  switch (tc.nw >> 4) {
+#define ENCORE_CASE(i)                                                                \
+  case i:                                                                             \
+    if constexpr (16 * i <= T::kMaxBlockM) {                                          \
+      ConsumerLoop<16 * i>(gi, sm, it, rbase, c, sfo, acc);                           \
+    }                                                                                 \
+    break;
+    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
+    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
+    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+#undef ENCORE_CASE
+    default: break;
+  }
+}
+
+#else
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
 // strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
@@ -392,6 +495,8 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
     MbarArrive(&sm.tok_empty[ts]);
   }
 }
+
+#endif  // ENCORE_SM90_TILE_N_DISPATCH
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,
