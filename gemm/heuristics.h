@@ -81,6 +81,7 @@ int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
   int best = sm90::TileShape::kMaxBlockM;
   long long best_time = -1;
   for (int cap : kMTileCaps) {
+    if (cap > sm90::TileShape::kMaxBlockM) continue;
     const long long t = EstimateMakespan(groups, num_groups, cap, sm_count);
     if (best_time < 0 || t < best_time) {
       best_time = t;

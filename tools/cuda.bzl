@@ -30,7 +30,7 @@ NVCC_FLAGS = [
     "-I.",
 ]
 
-def cuda_library(name, srcs, hdrs = [], cu_hdrs = [], deps = [], nvcc_flags = [], visibility = None, **kwargs):
+def cuda_library(name, srcs, hdrs = [], cu_hdrs = [], deps = [], nvcc_flags = [], visibility = None, tags = [], testonly = False, **kwargs):
     """One genrule per .cu (nvcc -c), then a cc_library over the objects."""
     objs = []
     for src in srcs:
@@ -51,6 +51,8 @@ def cuda_library(name, srcs, hdrs = [], cu_hdrs = [], deps = [], nvcc_flags = []
                 log,
             ),
             message = "nvcc %s" % src,
+            tags = tags,
+            testonly = testonly,
         )
         objs.append(obj)
     native.cc_library(
@@ -60,10 +62,14 @@ def cuda_library(name, srcs, hdrs = [], cu_hdrs = [], deps = [], nvcc_flags = []
         deps = deps + ["@cuda//:cudart_static"],
         alwayslink = True,
         visibility = visibility,
+        tags = tags,
+        testonly = testonly,
         **kwargs
     )
     native.filegroup(
         name = name + "_ptxas_report",
         srcs = [":" + "_%s_%s.ptxas.txt" % (name, s.replace("/", "_").rsplit(".", 1)[0]) for s in srcs],
         visibility = visibility,
+        tags = tags,
+        testonly = testonly,
     )

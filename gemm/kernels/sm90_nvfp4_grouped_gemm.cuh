@@ -40,6 +40,19 @@
 //    cores must honor; the epilogue multiplies by 2^7). 1: exact e2m1*scale (two multiplies).
 #define ENCORE_SM90_WEIGHTS_NORMAL_FP16 0
 #endif
+#ifndef ENCORE_SM90_TOKEN_ONE_MUL
+// 1: token values are e2m1*scale*2^-7 in one multiply (scale*2^7 per 16 k; fp16 subnormals
+//    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
+#define ENCORE_SM90_TOKEN_ONE_MUL 0
+#endif
+#ifndef ENCORE_SM90_TILE_N_DISPATCH
+// 1: the consumer's k loop is instantiated per wgmma width and chosen once per tile (0: a switch
+//    over the width at every stage; ptxas then injects a warpgroup.arrive per stage, C7519).
+#define ENCORE_SM90_TILE_N_DISPATCH 0
+#endif
+#if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
+#error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
+#endif
 
 namespace encore::gemm::sm90 {
 
@@ -143,17 +156,22 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   const int k64 = gi.k / 64;
   const int mblk0 = tc.m0 / 128;
   const int nblk = (tc.m0 + tc.nw - 1) / 128 - mblk0 + 1;
+  const int wblk = min(T::kStrips, (gi.n - tc.n0 + 127) / 128);
   for (int kb = 0; kb < kblocks; ++kb, ++it) {
     const int s = it % T::kRawStages;
     MbarWait(&sm.raw_empty[s], ((it / T::kRawStages) & 1) ^ 1);
     const uint32_t sf_bytes = HalfBlock(gi.k, kb) ? 512 : 1024;
     MbarArriveExpectTx(&sm.raw_full[s],
-                       T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (1 + nblk));
+                       T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
     TmaLoad2D(sm.RawWeights(s), map_b, &sm.raw_full[s], kb * 64, tc.n0, pol_first);
     TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
-    BulkLoad(sm.SfWeights(s),
-             gi.sfb + (static_cast<size_t>(tc.n0 / 128) * k64 + 2 * kb) * 512, sf_bytes,
-             &sm.raw_full[s], pol_first);
+    // Weight scale blocks past N (wide tiles, N an odd multiple of 128) are not loaded: their
+    // rows' outputs are masked in the epilogue.
+    for (int b = 0; b < wblk; ++b) {
+      BulkLoad(sm.SfWeights(s) + b * 1024,
+               gi.sfb + (static_cast<size_t>(tc.n0 / 128 + b) * k64 + 2 * kb) * 512, sf_bytes,
+               &sm.raw_full[s], pol_first);
+    }
     for (int b = 0; b < nblk; ++b) {
       BulkLoad(sm.SfTokens(s) + b * 1024,
                gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
@@ -184,7 +202,11 @@ __device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const ui
   const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
+#if ENCORE_SM90_TOKEN_ONE_MUL
+    const uint32_t h = HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7);  // exact: 448 * 2^7 < 65504
+#else
     const uint32_t h = E4m3x2ToHalf2(pairs[c]);
+#endif
     sc[c][0] = BroadcastLo(h);
     sc[c][1] = BroadcastHi(h);
   }
@@ -195,10 +217,17 @@ __device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const ui
     for (int c = 0; c < 4; ++c) {
       const uint32_t word = w[c][q];
       const uint32_t s = sc[c][q >> 1];
+#if ENCORE_SM90_TOKEN_ONE_MUL
+      x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), s);
+      x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), s);
+      x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), s);
+      x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), s);
+#else
       x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), s);
       x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), s);
       x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), s);
       x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), s);
+#endif
     }
     uint8_t* row = tok + (q >> 1) * T::kTokAtomBytes + r * 128;
 #pragma unroll
@@ -229,22 +258,35 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
   }
 }
 
-// 8 wgmma k-steps of one stage at width N.
+// A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
+// fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
+// have nw <= 128, i.e. <= 64 accumulators per strip).
+inline constexpr int kParts = TileShape::kStrips;
+inline constexpr int kPartSteps = 8 / kParts;
+using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
+
 template <int N>
-__device__ __forceinline__ void MmaStage(float* acc, const uint32_t (&frag)[8][4],
-                                         uint32_t tok_addr) {
+__device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint32_t tok_addr, int part) {
 #pragma unroll
-  for (int s = 0; s < 8; ++s) {
-    WgmmaRS<N>(acc, frag[s],
-               SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
+  for (int ls = 0; ls < kPartSteps; ++ls) {
+    const int s = part * kPartSteps + ls;
+#pragma unroll
+    for (int j = 0; j < TileShape::kStrips; ++j) {
+      WgmmaRS<N>(acc + 64 * j, frag[j][ls],
+                 SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
+    }
   }
 }
 
-__device__ __forceinline__ void MmaStageN(int nw, float* acc, const uint32_t (&frag)[8][4],
-                                          uint32_t tok_addr) {
+__device__ __forceinline__ void MmaPartN(int nw, float* acc, const Frag& frag, uint32_t tok_addr,
+                                         int part) {
   switch (nw >> 4) {
-#define ENCORE_CASE(i) \
-  case i: MmaStage<16 * i>(acc, frag, tok_addr); break;
+#define ENCORE_CASE(i)                                                        \
+  case i:                                                                     \
+    if constexpr (16 * i <= TileShape::kMaxBlockM) {                          \
+      MmaPart<16 * i>(acc, frag, tok_addr, part);                             \
+    }                                                                         \
+    break;
     ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
     ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
     ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
@@ -253,112 +295,249 @@ __device__ __forceinline__ void MmaStageN(int nw, float* acc, const uint32_t (&f
   }
 }
 
-// Consumer warpgroup cw (0/1): weight rows [64cw, 64cw+64) of the tile.
-__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
-                                             float (&acc)[128]) {
-  using T = TileShape;
-  const int lane = ct & 31;
-  const int g = lane >> 2, c = lane & 3;
-  const int r0 = cw * 64 + (ct >> 5) * 16 + g;  // weight row in the tile; r0 + 8 is the other
-  const int kblocks = KBlocks(gi.k);
+// Weight fragments of one part: a = packed rows (r0, r0 + 8) per strip, sl = broadcast scales.
+__device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileShape::kStrips][2][4],
+                                          const uint32_t (&sl)[TileShape::kStrips][2][2],
+                                          int part) {
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  const int sf0 = (c >> 1) * 512 + (r0 & 31) * 16 + (r0 >> 5) * 4 + 2 * (c & 1);
-  const int sf1 = (c >> 1) * 512 + ((r0 + 8) & 31) * 16 + ((r0 + 8) >> 5) * 4 + 2 * (c & 1);
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-    const uint8_t* rw = sm.RawWeights(s);
-    const uint4 w0 = *reinterpret_cast<const uint4*>(rw + r0 * 64 + c * 16);
-    const uint4 w1 = *reinterpret_cast<const uint4*>(rw + (r0 + 8) * 64 + c * 16);
-    uint32_t sc0 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf0);
-    uint32_t sc1 = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sf1);
-    MbarArrive(&sm.raw_empty[s]);
-    if (HalfBlock(gi.k, kb) && c >= 2) sc0 = sc1 = 0;
-    uint32_t h0 = E4m3x2ToHalf2(sc0), h1 = E4m3x2ToHalf2(sc1);
-#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
-    h0 = HMul2(h0, kHalf2Two7);
-    h1 = HMul2(h1, kHalf2Two7);
-#endif
-    const uint32_t s0[2] = {BroadcastLo(h0), BroadcastHi(h0)};
-    const uint32_t s1[2] = {BroadcastLo(h1), BroadcastHi(h1)};
-    const uint32_t a0[4] = {w0.x, w0.y, w0.z, w0.w};
-    const uint32_t a1[4] = {w1.x, w1.y, w1.z, w1.w};
-    uint32_t frag[8][4];
+  for (int j = 0; j < TileShape::kStrips; ++j) {
 #pragma unroll
-    for (int st = 0; st < 8; ++st) {
+    for (int ls = 0; ls < kPartSteps; ++ls) {
+      const int st = part * kPartSteps + ls;
       const int q = st >> 1;
       uint32_t x0, x1, x2, x3;
       if (st & 1) {
-        x0 = E2m1PairToHalf2Shifted<2>(a0[q]); x1 = E2m1PairToHalf2Shifted<2>(a1[q]);
-        x2 = E2m1PairToHalf2Shifted<3>(a0[q]); x3 = E2m1PairToHalf2Shifted<3>(a1[q]);
+        x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
       } else {
-        x0 = E2m1PairToHalf2Shifted<0>(a0[q]); x1 = E2m1PairToHalf2Shifted<0>(a1[q]);
-        x2 = E2m1PairToHalf2Shifted<1>(a0[q]); x3 = E2m1PairToHalf2Shifted<1>(a1[q]);
+        x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
       }
 #if ENCORE_SM90_WEIGHTS_NORMAL_FP16
       x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
       x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
 #endif
-      frag[st][0] = HMul2(x0, s0[st >> 2]);
-      frag[st][1] = HMul2(x1, s1[st >> 2]);
-      frag[st][2] = HMul2(x2, s0[st >> 2]);
-      frag[st][3] = HMul2(x3, s1[st >> 2]);
+      frag[j][ls][0] = HMul2(x0, sl[j][0][st >> 2]);
+      frag[j][ls][1] = HMul2(x1, sl[j][1][st >> 2]);
+      frag[j][ls][2] = HMul2(x2, sl[j][0][st >> 2]);
+      frag[j][ls][3] = HMul2(x3, sl[j][1][st >> 2]);
     }
-    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+  }
+}
+
+#if ENCORE_SM90_TILE_N_DISPATCH
+// The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
+template <int kN>
+__device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
+                                             uint32_t& it, int rbase, int c,
+                                             const int (&sfo)[TileShape::kStrips][2],
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int kblocks = KBlocks(gi.k);
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    const uint8_t* rw = sm.RawWeights(s);
+    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
+    uint32_t sc[S][2];
 #pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    WgmmaFence();
-    MmaStageN(tc.nw, acc, frag, SmemAddr(sm.Tok(ts)));
-    WgmmaCommit();
-    WgmmaWait<0>();
+    for (int j = 0; j < S; ++j) {
 #pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      for (int h = 0; h < 2; ++h) {
+        const uint4 w =
+            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
+        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
+        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
+      }
+    }
+    MbarArrive(&sm.raw_empty[s]);
+    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
+    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+        hh = HMul2(hh, kHalf2Two7);
+#endif
+        sl[j][h][0] = BroadcastLo(hh);
+        sl[j][h][1] = BroadcastHi(hh);
+      }
+    }
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      Frag frag;
+      BuildFrag(frag, a, sl, part);
+      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      WgmmaFence();
+      MmaPart<kN>(acc, frag, SmemAddr(sm.Tok(ts)), part);
+      WgmmaCommit();
+      WgmmaWait<0>();
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    }
     MbarArrive(&sm.tok_empty[ts]);
   }
 }
+
+// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
+// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = rbase + 64 * j + 8 * h;
+      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
+                  2 * (c & 1);
+    }
+  }
+  switch (tc.nw >> 4) {
+#define ENCORE_CASE(i)                                                                \
+  case i:                                                                             \
+    if constexpr (16 * i <= T::kMaxBlockM) {                                          \
+      ConsumerLoop<16 * i>(gi, sm, it, rbase, c, sfo, acc);                           \
+    }                                                                                 \
+    break;
+    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
+    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
+    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+#undef ENCORE_CASE
+    default: break;
+  }
+}
+
+#else
+// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
+// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
+  const int kblocks = KBlocks(gi.k);
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = rbase + 64 * j + 8 * h;
+      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
+                  2 * (c & 1);
+    }
+  }
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    const uint8_t* rw = sm.RawWeights(s);
+    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
+    uint32_t sc[S][2];
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const uint4 w =
+            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
+        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
+        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
+      }
+    }
+    MbarArrive(&sm.raw_empty[s]);
+    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
+    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+        hh = HMul2(hh, kHalf2Two7);
+#endif
+        sl[j][h][0] = BroadcastLo(hh);
+        sl[j][h][1] = BroadcastHi(hh);
+      }
+    }
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      Frag frag;
+      BuildFrag(frag, a, sl, part);
+      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      WgmmaFence();
+      MmaPartN(tc.nw, acc, frag, SmemAddr(sm.Tok(ts)), part);
+      WgmmaCommit();
+      WgmmaWait<0>();
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    }
+    MbarArrive(&sm.tok_empty[ts]);
+  }
+}
+
+#endif  // ENCORE_SM90_TILE_N_DISPATCH
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,
                                              const float (&acc)[128]) {
   using T = TileShape;
-#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
-  constexpr float kOut = 1.0f;
-#else
-  constexpr float kOut = 128.0f;
-#endif
+  constexpr float kOut = (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
+                         (ENCORE_SM90_TOKEN_ONE_MUL ? 128.0f : 1.0f);
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
   const int wr = (ct >> 5) * 16 + g;
   uint16_t* stage = sm.epi + cw * T::kEpilogueRows * T::kEpiloguePitch;
-  const int col0 = tc.n0 + cw * 64;
   constexpr int P = T::kEpiloguePitch;
 #pragma unroll
-  for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
-    if (ch * T::kEpilogueRows < tc.nw) {
+  for (int sj = 0; sj < T::kStrips; ++sj) {
+    const int col0 = tc.n0 + (cw * T::kStrips + sj) * 64;
 #pragma unroll
-      for (int jj = 0; jj < 4; ++jj) {
-        const int j = ch * 4 + jj;
-        const int tr = 8 * jj + 2 * c;
-        stage[tr * P + wr] = __half_as_ushort(__float2half_rn(acc[4 * j] * kOut));
-        stage[(tr + 1) * P + wr] = __half_as_ushort(__float2half_rn(acc[4 * j + 1] * kOut));
-        stage[tr * P + wr + 8] = __half_as_ushort(__float2half_rn(acc[4 * j + 2] * kOut));
-        stage[(tr + 1) * P + wr + 8] = __half_as_ushort(__float2half_rn(acc[4 * j + 3] * kOut));
-      }
-      NamedBarrierSync(1 + cw, 128);
+    for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
+      if (ch * T::kEpilogueRows < tc.nw) {
 #pragma unroll
-      for (int idx = ct; idx < T::kEpilogueRows * 8; idx += 128) {
-        const int row = idx >> 3, col8 = idx & 7;
-        const int m = ch * T::kEpilogueRows + row;
-        const int n = col0 + col8 * 8;
-        if (m < tc.rows && n < gi.n) {
-          *reinterpret_cast<uint4*>(gi.c + static_cast<size_t>(tc.m0 + m) * gi.n + n) =
-              *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
+        for (int jj = 0; jj < 4; ++jj) {
+          const int j = ch * 4 + jj;
+          const int tr = 8 * jj + 2 * c;
+          const float* ac = acc + 64 * sj + 4 * j;
+          stage[tr * P + wr] = __half_as_ushort(__float2half_rn(ac[0] * kOut));
+          stage[(tr + 1) * P + wr] = __half_as_ushort(__float2half_rn(ac[1] * kOut));
+          stage[tr * P + wr + 8] = __half_as_ushort(__float2half_rn(ac[2] * kOut));
+          stage[(tr + 1) * P + wr + 8] = __half_as_ushort(__float2half_rn(ac[3] * kOut));
         }
+        NamedBarrierSync(1 + cw, 128);
+#pragma unroll
+        for (int idx = ct; idx < T::kEpilogueRows * 8; idx += 128) {
+          const int row = idx >> 3, col8 = idx & 7;
+          const int m = ch * T::kEpilogueRows + row;
+          const int n = col0 + col8 * 8;
+          if (m < tc.rows && n < gi.n) {
+            *reinterpret_cast<uint4*>(gi.c + static_cast<size_t>(tc.m0 + m) * gi.n + n) =
+                *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
+          }
+        }
+        NamedBarrierSync(1 + cw, 128);
       }
-      NamedBarrierSync(1 + cw, 128);
     }
   }
 }

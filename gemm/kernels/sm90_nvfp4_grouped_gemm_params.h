@@ -9,20 +9,27 @@
 #include <cstddef>
 #include <cstdint>
 
+#ifndef ENCORE_SM90_WIDE_N
+// 1: a CTA covers 256 weight rows (two 64-row strips per consumer warpgroup) and at most 128
+//    token rows, so each dequantized token tile feeds twice the FLOPs (run 4 experiment).
+#define ENCORE_SM90_WIDE_N 0
+#endif
+
 namespace encore::gemm::sm90 {
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
 struct TileShape {
   // The weight operand (problem B, N side) is the register-sourced wgmma A operand: each of the
   // two consumer warpgroups owns a 64-row strip, so a CTA covers 128 columns of C.
-  static constexpr int kBlockN = 128;
+  static constexpr int kBlockN = ENCORE_SM90_WIDE_N ? 256 : 128;
+  static constexpr int kStrips = kBlockN / 128;  // 64-row weight strips per consumer warpgroup
   // Tokens (problem A, M side) are the wgmma N operand: a tile covers up to 256 rows of C, its
   // width rounded up to a multiple of kMGranule at run time (wgmma n = 16..256).
-  static constexpr int kMaxBlockM = 256;
+  static constexpr int kMaxBlockM = ENCORE_SM90_WIDE_N ? 128 : 256;
   static constexpr int kMGranule = 16;
   static constexpr int kBlockK = 128;  // k per pipeline stage (64 bytes of e2m1 per row)
   static constexpr int kRawStages = 3;  // TMA stages of packed e2m1 + scales
-  static constexpr int kTokStages = 2;  // stages of dequantized fp16 tokens
+  static constexpr int kTokStages = ENCORE_SM90_WIDE_N ? 4 : 2;  // stages of fp16 tokens
   static constexpr int kThreads = 384;  // warpgroup 0: TMA + token dequant; 1-2: wgmma consumers
   static constexpr int kEpilogueRows = 32;  // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
@@ -30,10 +37,10 @@ struct TileShape {
   // Shared memory, in order; every stage 1024-byte aligned.
   static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;        // 8192
   static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;      // 16384 (64B swizzle)
-  static constexpr int kSfWeightBytes = 2 * 512;                       // one 128-row block
+  static constexpr int kSfWeightBytes = kStrips * 2 * 512;             // 128-row blocks
   static constexpr int kSfTokenBytes = 3 * 2 * 512;                    // up to 3 row blocks
   static constexpr int kRawStageBytes =
-      kRawWeightBytes + kRawTokenBytes + kSfWeightBytes + kSfTokenBytes;  // 28672
+      kRawWeightBytes + kRawTokenBytes + kSfWeightBytes + kSfTokenBytes;  // 28672 (wide 29696)
   static constexpr int kTokAtomBytes = kMaxBlockM * 128;  // 64 k of fp16 for 256 rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 65536
   static constexpr int kEpilogueBytes = 2 * kEpilogueRows * kEpiloguePitch * 2;

@@ -240,6 +240,22 @@ TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
   }
 }
 
+// Token values with the one-multiply dequant (ENCORE_SM90_TOKEN_ONE_MUL) are e2m1 * scale * 2^-7:
+// with token scales 2^-9 they are fp16 subnormals in shared memory (the wgmma B operand).
+TEST_F(Sm90GemmTest, SubnormalTokenValuesAreHonored) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+    HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 384}, {512, 256}),
+                                              Distribution::kGpuMode, std::random_device{}());
+    for (testing::HostGroup& hg : host.groups) {
+      std::fill(hg.a.scales.begin(), hg.a.scales.end(), 0x01);  // 2^-9
+      hg.sfa_blocked = ToBlockedScales(hg.a.scales, hg.shape.m, hg.shape.k);
+    }
+    RunAndCheck(host, Distribution::kGpuMode, kind,
+                absl::StrCat("subnormal tokens ", KernelKindName(kind)));
+  }
+}
+
 TEST_F(Sm90GemmTest, SixtyFourGroups) {
   ENCORE_SKIP_WITHOUT_GPU();
   uint64_t seed = std::random_device{}();
