@@ -6,6 +6,7 @@
 //   BM_ExecutorHit/G: GraphExecutor::Run on a hit end to end (capture check, signature, mutex,
 //     lookup, binding compare, LRU touch, counters) with a backend whose launch does nothing.
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
+//   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //
 // Run: bazel run -c opt //benchmarks:signature
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "benchmark/benchmark.h"
 #include "gemm/grouped_gemm.h"
+#include "graph_cache/batch.h"
 #include "graph_cache/executor.h"
 #include "graph_cache/internal/key_words.h"
 #include "graph_cache/signature.h"
@@ -166,6 +168,35 @@ void BM_ExecutorRotation(benchmark::State& state) {
   state.counters["execs"] = static_cast<double>(c.live_execs);
 }
 BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
+
+// The replay benchmark's batch mode on the host: range(0) calls of G = range(1) groups added to
+// a GemmBatch and flushed as one (null) graph. Time per iteration / calls = the host cost per call
+// a batch adds on top of the graph launch.
+void BM_BatchFlush(benchmark::State& state) {
+  const int calls = static_cast<int>(state.range(0));
+  const int ng = static_cast<int>(state.range(1));
+  NullGemm gemm;
+  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
+  if (!exec.ok()) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < calls; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
+  GemmBatch batch(exec->get());
+  auto flush = [&]() {
+    for (auto& g : sets) {
+      if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;
+    }
+    return batch.Flush(nullptr).ok();
+  };
+  for (int round = 0; round < 4; ++round) flush();  // captured by now
+  for (auto _ : state) benchmark::DoNotOptimize(flush());
+  state.counters["ns_per_call"] = benchmark::Counter(
+      static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
+                                      benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 
 }  // namespace
 }  // namespace encore::graph_cache
