@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-gpu_bundle}"
 
-tests=$(tools/bazel query 'kind(cc_test, //tests/...)' 2>/dev/null)
-benches=$(tools/bazel query 'kind(cc_binary, //benchmarks/...)' 2>/dev/null || true)
+tests=$(tools/bazel query 'kind(cc_test, //tests/...) except attr(tags, manual, //tests/...)' 2>/dev/null)
+benches=$(tools/bazel query 'kind(cc_binary, //benchmarks/...) except attr(tags, manual, //benchmarks/...)' 2>/dev/null || true)
 # shellcheck disable=SC2086
 tools/bazel build -c opt $tests $benches
 
