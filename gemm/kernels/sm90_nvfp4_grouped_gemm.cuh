@@ -32,6 +32,7 @@
 
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/token_dequant.cuh"
 #include "gemm/kernels/internal/wgmma_rs.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
@@ -50,6 +51,11 @@
 //    over the width at every stage; ptxas then injects a warpgroup.arrive per stage, C7519).
 #define ENCORE_SM90_TILE_N_DISPATCH 0
 #endif
+#ifndef ENCORE_SM90_TOKEN_PIPE
+// 1: the token-dequant loop loads each row's raw bytes and scales one row ahead of converting
+//    (register double buffer; the next stage's first row too when it has arrived).
+#define ENCORE_SM90_TOKEN_PIPE 0
+#endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
 #endif
@@ -61,7 +67,8 @@ enum class WarpRole { kProducer, kTokenDequant, kConsumer };
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
 // producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever.
-inline constexpr uint32_t kProducerRegs = 80;
+// The pipelined token dequant holds two rows of raw words: it takes the remaining 8 registers.
+inline constexpr uint32_t kProducerRegs = ENCORE_SM90_TOKEN_PIPE ? 88 : 80;
 inline constexpr uint32_t kConsumerRegs = 208;
 static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
@@ -180,65 +187,7 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   }
 }
 
-// One token row of one raw stage -> 16 fp16 chunks (128 k) in the permuted k order.
-__device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
-                                                uint8_t* tok, int r, int m0, bool half) {
-  using T = TileShape;
-  uint32_t w[4][4];  // [c][q]: bytes [16c, 16c+16) of the row (64-byte TMA swizzle undone)
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    const uint4 v =
-        *reinterpret_cast<const uint4*>(raw_tok + r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
-    w[c][0] = v.x; w[c][1] = v.y; w[c][2] = v.z; w[c][3] = v.w;
-  }
-  const int gr = m0 + r;
-  const int blk = gr / 128 - m0 / 128;
-  const int rr = gr & 127;
-  const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
-  const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
-  const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
-  // Scale of word (c, q) is column j = 2c + q/2: pair c of {s0 lo, s0 hi, s1 lo, s1 hi}.
-  uint32_t sc[4][2];
-  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-#if ENCORE_SM90_TOKEN_ONE_MUL
-    const uint32_t h = HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7);  // exact: 448 * 2^7 < 65504
-#else
-    const uint32_t h = E4m3x2ToHalf2(pairs[c]);
-#endif
-    sc[c][0] = BroadcastLo(h);
-    sc[c][1] = BroadcastHi(h);
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    uint32_t x[4][4];  // [i][c]
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const uint32_t word = w[c][q];
-      const uint32_t s = sc[c][q >> 1];
-#if ENCORE_SM90_TOKEN_ONE_MUL
-      x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), s);
-      x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), s);
-      x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), s);
-      x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), s);
-#else
-      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), s);
-      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), s);
-      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), s);
-      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), s);
-#endif
-    }
-    uint8_t* row = tok + (q >> 1) * T::kTokAtomBytes + r * 128;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int ch = 4 * (q & 1) + i;
-      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
-          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
-    }
-  }
-}
-
+#if !ENCORE_SM90_TOKEN_PIPE
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
                                             const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
@@ -250,13 +199,66 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
     for (int r = dt; r < tc.nw; r += kDequantThreads) {
-      DequantTokenRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), r, tc.m0, half);
+      TokenRow t;
+      LoadTokenRow(t, sm.RawTokens(s), sm.SfTokens(s), r, tc.m0, half);
+      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(t, sm.Tok(ts), r);
     }
     FenceProxyAsyncShared();
     MbarArrive(&sm.tok_full[ts]);
     MbarArrive(&sm.raw_empty[s]);
   }
 }
+#else
+// Software-pipelined: the thread's rows r_i = dt + 96 i (i < rows, at most 3) are loaded one
+// row ahead of their conversion; after a stage's last row, the next stage's first row is loaded
+// if that stage has already arrived (test_wait, never blocks), so a row's shared-memory loads are
+// in flight while the previous row is converted.
+__device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
+                                            const SmemLayout& sm, uint32_t& it, int dt) {
+  using T = TileShape;
+  constexpr int kMaxRows = (T::kMaxBlockM + kDequantThreads - 1) / kDequantThreads;
+  const int kblocks = KBlocks(gi.k);
+  const int rows = dt < tc.nw ? (tc.nw - 1 - dt) / kDequantThreads + 1 : 0;
+  TokenRow cur;
+  bool loaded = false;  // cur holds row 0 of stage `it` (raw_full of it already observed)
+  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+    const int s = it % T::kRawStages;
+    const int ts = it % T::kTokStages;
+    if (!loaded) MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
+    const bool half = HalfBlock(gi.k, kb);
+    if (!loaded && rows > 0) LoadTokenRow(cur, sm.RawTokens(s), sm.SfTokens(s), dt, tc.m0, half);
+    loaded = false;
+#pragma unroll 1
+    for (int i = 0; i < rows; ++i) {
+      const int r = dt + i * kDequantThreads;
+      // The next row: this stage's, else the next stage's first if it has arrived, else (a
+      // dummy, never used) this row again: the loads are unconditional, no partial values.
+      int ns = s, nr = r + kDequantThreads;
+      bool nhalf = half;
+      if (i + 1 >= rows) {
+        nr = r;
+        if (kb + 1 < kblocks) {
+          const uint32_t it1 = it + 1;
+          if (MbarTestWait(&sm.raw_full[it1 % T::kRawStages], (it1 / T::kRawStages) & 1)) {
+            ns = it1 % T::kRawStages;
+            nr = dt;
+            nhalf = HalfBlock(gi.k, kb + 1);
+            loaded = true;
+          }
+        }
+      }
+      TokenRow next;
+      LoadTokenRow(next, sm.RawTokens(ns), sm.SfTokens(ns), nr, tc.m0, nhalf);
+      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(cur, sm.Tok(ts), r);
+      cur = next;
+    }
+    FenceProxyAsyncShared();
+    MbarArrive(&sm.tok_full[ts]);
+    MbarArrive(&sm.raw_empty[s]);
+  }
+}
+#endif  // ENCORE_SM90_TOKEN_PIPE
 
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
