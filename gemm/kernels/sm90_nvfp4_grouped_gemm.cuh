@@ -5,8 +5,9 @@
 // products have <= 6 significant bits, within fp16 normals) and multiplied by wgmma with fp32
 // accumulation. The transposed product D[n][m] = B.A^T is computed:
 //   - weights (B, N side, the large operand) are the register-sourced wgmma A operand: each
-//     consumer warpgroup dequantizes its 64-row strip straight into A fragments;
-//   - tokens (A, M side, small and ragged) are the wgmma B operand (n = 16..256 chosen per tile):
+//     consumer warpgroup dequantizes its kStrips 64-row strips straight into A fragments;
+//   - tokens (A, M side, small and ragged) are the wgmma B operand (n = 16..kMaxBlockM chosen
+//     per tile, the k loop instantiated per width and dispatched once per tile):
 //     a dequant warp group writes them as fp16 into shared memory in the 128B-swizzled K-major
 //     layout, so small M wastes little.
 // Roles (warp specialization, one CTA = 3 warpgroups):
@@ -22,7 +23,7 @@
 //   32*((p%8)/2) + 8*(s/2) + 2*(s%2) + p/8 + 4*(p%2)
 // so a consumer thread (lane%4 = c) reads its row's bytes [16c, 16c+16) as one 16-byte load
 // covering all 8 steps, and every half2 fragment is one nibble pair {i, i+4} of one 32-bit word.
-// The token dequant writes fp16 in exactly that order (see DequantTokenRow).
+// The token dequant writes fp16 in exactly that order (see StoreTokenRow).
 #pragma once
 
 #include <cuda.h>
@@ -42,19 +43,10 @@
 #define ENCORE_SM90_WEIGHTS_NORMAL_FP16 0
 #endif
 #ifndef ENCORE_SM90_TOKEN_ONE_MUL
-// 1: token values are e2m1*scale*2^-7 in one multiply (scale*2^7 per 16 k; fp16 subnormals
-//    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
-#define ENCORE_SM90_TOKEN_ONE_MUL 0
-#endif
-#ifndef ENCORE_SM90_TILE_N_DISPATCH
-// 1: the consumer's k loop is instantiated per wgmma width and chosen once per tile (0: a switch
-//    over the width at every stage; ptxas then injects a warpgroup.arrive per stage, C7519).
-#define ENCORE_SM90_TILE_N_DISPATCH 0
-#endif
-#ifndef ENCORE_SM90_TOKEN_PIPE
-// 1: the token-dequant loop loads each row's raw bytes and scales one row ahead of converting
-//    (register double buffer; the next stage's first row too when it has arrived).
-#define ENCORE_SM90_TOKEN_PIPE 0
+// 1 (default, except in the weights-normal build): token values are e2m1*scale*2^-7 in one
+//    multiply (scale*2^7 per 16 k; fp16 subnormals possible, as for the weight fragments);
+// 0: exact e2m1*scale (two multiplies per half2).
+#define ENCORE_SM90_TOKEN_ONE_MUL (!ENCORE_SM90_WEIGHTS_NORMAL_FP16)
 #endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
@@ -67,8 +59,7 @@ enum class WarpRole { kProducer, kTokenDequant, kConsumer };
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
 // producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever.
-// The pipelined token dequant holds two rows of raw words: it takes the remaining 8 registers.
-inline constexpr uint32_t kProducerRegs = ENCORE_SM90_TOKEN_PIPE ? 88 : 80;
+inline constexpr uint32_t kProducerRegs = 80;
 inline constexpr uint32_t kConsumerRegs = 208;
 static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
@@ -124,7 +115,7 @@ struct TileScheduler {
 
 struct SmemLayout {
   uint8_t* raw;  // kRawStages x [weights | tokens | weight scales | token scales]
-  uint8_t* tok;  // kTokStages x 2 atoms x [256 rows][128 bytes] fp16, 128B swizzle
+  uint8_t* tok;  // kTokStages x 2 atoms x [kMaxBlockM rows][128 bytes] fp16, 128B swizzle
   uint16_t* epi;
   uint64_t* raw_full;   // inputs_arrived
   uint64_t* raw_empty;  // inputs_finished
@@ -187,7 +178,6 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   }
 }
 
-#if !ENCORE_SM90_TOKEN_PIPE
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
                                             const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
@@ -208,57 +198,6 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     MbarArrive(&sm.raw_empty[s]);
   }
 }
-#else
-// Software-pipelined: the thread's rows r_i = dt + 96 i (i < rows, at most 3) are loaded one
-// row ahead of their conversion; after a stage's last row, the next stage's first row is loaded
-// if that stage has already arrived (test_wait, never blocks), so a row's shared-memory loads are
-// in flight while the previous row is converted.
-__device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
-                                            const SmemLayout& sm, uint32_t& it, int dt) {
-  using T = TileShape;
-  constexpr int kMaxRows = (T::kMaxBlockM + kDequantThreads - 1) / kDequantThreads;
-  const int kblocks = KBlocks(gi.k);
-  const int rows = dt < tc.nw ? (tc.nw - 1 - dt) / kDequantThreads + 1 : 0;
-  TokenRow cur;
-  bool loaded = false;  // cur holds row 0 of stage `it` (raw_full of it already observed)
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    if (!loaded) MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-    MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
-    const bool half = HalfBlock(gi.k, kb);
-    if (!loaded && rows > 0) LoadTokenRow(cur, sm.RawTokens(s), sm.SfTokens(s), dt, tc.m0, half);
-    loaded = false;
-#pragma unroll 1
-    for (int i = 0; i < rows; ++i) {
-      const int r = dt + i * kDequantThreads;
-      // The next row: this stage's, else the next stage's first if it has arrived, else (a
-      // dummy, never used) this row again: the loads are unconditional, no partial values.
-      int ns = s, nr = r + kDequantThreads;
-      bool nhalf = half;
-      if (i + 1 >= rows) {
-        nr = r;
-        if (kb + 1 < kblocks) {
-          const uint32_t it1 = it + 1;
-          if (MbarTestWait(&sm.raw_full[it1 % T::kRawStages], (it1 / T::kRawStages) & 1)) {
-            ns = it1 % T::kRawStages;
-            nr = dt;
-            nhalf = HalfBlock(gi.k, kb + 1);
-            loaded = true;
-          }
-        }
-      }
-      TokenRow next;
-      LoadTokenRow(next, sm.RawTokens(ns), sm.SfTokens(ns), nr, tc.m0, nhalf);
-      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(cur, sm.Tok(ts), r);
-      cur = next;
-    }
-    FenceProxyAsyncShared();
-    MbarArrive(&sm.tok_full[ts]);
-    MbarArrive(&sm.raw_empty[s]);
-  }
-}
-#endif  // ENCORE_SM90_TOKEN_PIPE
 
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
@@ -277,23 +216,6 @@ __device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint32_t t
       WgmmaRS<N>(acc + 64 * j, frag[j][ls],
                  SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
     }
-  }
-}
-
-__device__ __forceinline__ void MmaPartN(int nw, float* acc, const Frag& frag, uint32_t tok_addr,
-                                         int part) {
-  switch (nw >> 4) {
-#define ENCORE_CASE(i)                                                        \
-  case i:                                                                     \
-    if constexpr (16 * i <= TileShape::kMaxBlockM) {                          \
-      MmaPart<16 * i>(acc, frag, tok_addr, part);                             \
-    }                                                                         \
-    break;
-    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
-    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
-    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
-#undef ENCORE_CASE
-    default: break;
   }
 }
 
@@ -327,7 +249,6 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
   }
 }
 
-#if ENCORE_SM90_TILE_N_DISPATCH
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
 template <int kN>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
@@ -424,81 +345,6 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   }
 }
 
-#else
-// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
-// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
-__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
-                                             float (&acc)[128]) {
-  using T = TileShape;
-  constexpr int S = T::kStrips;
-  const int lane = ct & 31;
-  const int g = lane >> 2, c = lane & 3;
-  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
-  const int kblocks = KBlocks(gi.k);
-#pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
-#pragma unroll
-  for (int j = 0; j < S; ++j) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = rbase + 64 * j + 8 * h;
-      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
-                  2 * (c & 1);
-    }
-  }
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-    const uint8_t* rw = sm.RawWeights(s);
-    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
-    uint32_t sc[S][2];
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint4 w =
-            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
-        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
-        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
-      }
-    }
-    MbarArrive(&sm.raw_empty[s]);
-    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
-    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
-#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
-        hh = HMul2(hh, kHalf2Two7);
-#endif
-        sl[j][h][0] = BroadcastLo(hh);
-        sl[j][h][1] = BroadcastHi(hh);
-      }
-    }
-#pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      Frag frag;
-      BuildFrag(frag, a, sl, part);
-      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-      WgmmaFence();
-      MmaPartN(tc.nw, acc, frag, SmemAddr(sm.Tok(ts)), part);
-      WgmmaCommit();
-      WgmmaWait<0>();
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    }
-    MbarArrive(&sm.tok_empty[ts]);
-  }
-}
-
-#endif  // ENCORE_SM90_TILE_N_DISPATCH
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,

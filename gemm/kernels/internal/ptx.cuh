@@ -39,19 +39,6 @@ __device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t parity) {
       : "memory");
 }
 
-// Whether the phase with the given parity has completed (never blocks).
-__device__ __forceinline__ bool MbarTestWait(uint64_t* bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}"
-      : "=r"(done)
-      : "r"(SmemAddr(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
 // ---- copies (async proxy) ----
 __device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar, int c0,
                                           int c1, uint64_t cache_hint) {
