@@ -5,8 +5,9 @@
 // products have <= 6 significant bits, within fp16 normals) and multiplied by wgmma with fp32
 // accumulation. The transposed product D[n][m] = B.A^T is computed:
 //   - weights (B, N side, the large operand) are the register-sourced wgmma A operand: each
-//     consumer warpgroup dequantizes its 64-row strip straight into A fragments;
-//   - tokens (A, M side, small and ragged) are the wgmma B operand (n = 16..256 chosen per tile):
+//     consumer warpgroup dequantizes its kStrips 64-row strips straight into A fragments;
+//   - tokens (A, M side, small and ragged) are the wgmma B operand (n = 16..kMaxBlockM chosen
+//     per tile, the k loop instantiated per width and dispatched once per tile):
 //     a dequant warp group writes them as fp16 into shared memory in the 128B-swizzled K-major
 //     layout, so small M wastes little.
 // Roles (warp specialization, one CTA = 3 warpgroups):
@@ -22,7 +23,7 @@
 //   32*((p%8)/2) + 8*(s/2) + 2*(s%2) + p/8 + 4*(p%2)
 // so a consumer thread (lane%4 = c) reads its row's bytes [16c, 16c+16) as one 16-byte load
 // covering all 8 steps, and every half2 fragment is one nibble pair {i, i+4} of one 32-bit word.
-// The token dequant writes fp16 in exactly that order (see DequantTokenRow).
+// The token dequant writes fp16 in exactly that order (see StoreTokenRow).
 #pragma once
 
 #include <cuda.h>
@@ -32,6 +33,7 @@
 
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/token_dequant.cuh"
 #include "gemm/kernels/internal/wgmma_rs.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
@@ -41,14 +43,10 @@
 #define ENCORE_SM90_WEIGHTS_NORMAL_FP16 0
 #endif
 #ifndef ENCORE_SM90_TOKEN_ONE_MUL
-// 1: token values are e2m1*scale*2^-7 in one multiply (scale*2^7 per 16 k; fp16 subnormals
-//    possible, as for the weight fragments); 0: exact e2m1*scale (two multiplies per half2).
-#define ENCORE_SM90_TOKEN_ONE_MUL 0
-#endif
-#ifndef ENCORE_SM90_TILE_N_DISPATCH
-// 1: the consumer's k loop is instantiated per wgmma width and chosen once per tile (0: a switch
-//    over the width at every stage; ptxas then injects a warpgroup.arrive per stage, C7519).
-#define ENCORE_SM90_TILE_N_DISPATCH 0
+// 1 (default, except in the weights-normal build): token values are e2m1*scale*2^-7 in one
+//    multiply (scale*2^7 per 16 k; fp16 subnormals possible, as for the weight fragments);
+// 0: exact e2m1*scale (two multiplies per half2).
+#define ENCORE_SM90_TOKEN_ONE_MUL (!ENCORE_SM90_WEIGHTS_NORMAL_FP16)
 #endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
@@ -117,7 +115,7 @@ struct TileScheduler {
 
 struct SmemLayout {
   uint8_t* raw;  // kRawStages x [weights | tokens | weight scales | token scales]
-  uint8_t* tok;  // kTokStages x 2 atoms x [256 rows][128 bytes] fp16, 128B swizzle
+  uint8_t* tok;  // kTokStages x 2 atoms x [kMaxBlockM rows][128 bytes] fp16, 128B swizzle
   uint16_t* epi;
   uint64_t* raw_full;   // inputs_arrived
   uint64_t* raw_empty;  // inputs_finished
@@ -180,65 +178,6 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   }
 }
 
-// One token row of one raw stage -> 16 fp16 chunks (128 k) in the permuted k order.
-__device__ __forceinline__ void DequantTokenRow(const uint8_t* raw_tok, const uint8_t* sf_tok,
-                                                uint8_t* tok, int r, int m0, bool half) {
-  using T = TileShape;
-  uint32_t w[4][4];  // [c][q]: bytes [16c, 16c+16) of the row (64-byte TMA swizzle undone)
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    const uint4 v =
-        *reinterpret_cast<const uint4*>(raw_tok + r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
-    w[c][0] = v.x; w[c][1] = v.y; w[c][2] = v.z; w[c][3] = v.w;
-  }
-  const int gr = m0 + r;
-  const int blk = gr / 128 - m0 / 128;
-  const int rr = gr & 127;
-  const uint8_t* sp = sf_tok + blk * 1024 + (rr & 31) * 16 + (rr >> 5) * 4;
-  const uint32_t s0 = *reinterpret_cast<const uint32_t*>(sp);
-  const uint32_t s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
-  // Scale of word (c, q) is column j = 2c + q/2: pair c of {s0 lo, s0 hi, s1 lo, s1 hi}.
-  uint32_t sc[4][2];
-  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-#if ENCORE_SM90_TOKEN_ONE_MUL
-    const uint32_t h = HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7);  // exact: 448 * 2^7 < 65504
-#else
-    const uint32_t h = E4m3x2ToHalf2(pairs[c]);
-#endif
-    sc[c][0] = BroadcastLo(h);
-    sc[c][1] = BroadcastHi(h);
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    uint32_t x[4][4];  // [i][c]
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const uint32_t word = w[c][q];
-      const uint32_t s = sc[c][q >> 1];
-#if ENCORE_SM90_TOKEN_ONE_MUL
-      x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), s);
-      x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), s);
-      x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), s);
-      x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), s);
-#else
-      x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), s);
-      x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), s);
-      x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), s);
-      x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), s);
-#endif
-    }
-    uint8_t* row = tok + (q >> 1) * T::kTokAtomBytes + r * 128;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int ch = 4 * (q & 1) + i;
-      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
-          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
-    }
-  }
-}
-
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
                                             const SmemLayout& sm, uint32_t& it, int dt) {
   using T = TileShape;
@@ -250,7 +189,9 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
     for (int r = dt; r < tc.nw; r += kDequantThreads) {
-      DequantTokenRow(sm.RawTokens(s), sm.SfTokens(s), sm.Tok(ts), r, tc.m0, half);
+      TokenRow t;
+      LoadTokenRow(t, sm.RawTokens(s), sm.SfTokens(s), r, tc.m0, half);
+      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(t, sm.Tok(ts), r);
     }
     FenceProxyAsyncShared();
     MbarArrive(&sm.tok_full[ts]);
@@ -275,23 +216,6 @@ __device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint32_t t
       WgmmaRS<N>(acc + 64 * j, frag[j][ls],
                  SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
     }
-  }
-}
-
-__device__ __forceinline__ void MmaPartN(int nw, float* acc, const Frag& frag, uint32_t tok_addr,
-                                         int part) {
-  switch (nw >> 4) {
-#define ENCORE_CASE(i)                                                        \
-  case i:                                                                     \
-    if constexpr (16 * i <= TileShape::kMaxBlockM) {                          \
-      MmaPart<16 * i>(acc, frag, tok_addr, part);                             \
-    }                                                                         \
-    break;
-    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
-    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
-    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
-#undef ENCORE_CASE
-    default: break;
   }
 }
 
@@ -325,7 +249,6 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
   }
 }
 
-#if ENCORE_SM90_TILE_N_DISPATCH
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
 template <int kN>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
@@ -422,81 +345,6 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   }
 }
 
-#else
-// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
-// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
-__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
-                                             float (&acc)[128]) {
-  using T = TileShape;
-  constexpr int S = T::kStrips;
-  const int lane = ct & 31;
-  const int g = lane >> 2, c = lane & 3;
-  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
-  const int kblocks = KBlocks(gi.k);
-#pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
-#pragma unroll
-  for (int j = 0; j < S; ++j) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = rbase + 64 * j + 8 * h;
-      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
-                  2 * (c & 1);
-    }
-  }
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-    const uint8_t* rw = sm.RawWeights(s);
-    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
-    uint32_t sc[S][2];
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint4 w =
-            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
-        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
-        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
-      }
-    }
-    MbarArrive(&sm.raw_empty[s]);
-    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
-    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
-#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
-        hh = HMul2(hh, kHalf2Two7);
-#endif
-        sl[j][h][0] = BroadcastLo(hh);
-        sl[j][h][1] = BroadcastHi(hh);
-      }
-    }
-#pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      Frag frag;
-      BuildFrag(frag, a, sl, part);
-      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-      WgmmaFence();
-      MmaPartN(tc.nw, acc, frag, SmemAddr(sm.Tok(ts)), part);
-      WgmmaCommit();
-      WgmmaWait<0>();
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-    }
-    MbarArrive(&sm.tok_empty[ts]);
-  }
-}
-
-#endif  // ENCORE_SM90_TILE_N_DISPATCH
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,
