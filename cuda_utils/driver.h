@@ -23,14 +23,7 @@ struct DriverApi {
                                               CUtensorMapInterleave, CUtensorMapSwizzle,
                                               CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-  using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
-  using GraphLaunchFn = CUresult (*)(CUgraphExec, CUstream);
-
   TensorMapEncodeTiledFn tensor_map_encode_tiled = nullptr;
-  // The graph cache's hit path calls these two directly: the runtime's wrappers (context and
-  // lazy-initialization checks) cost a measurable fraction of a replayed call.
-  StreamIsCapturingFn stream_is_capturing = nullptr;
-  GraphLaunchFn graph_launch = nullptr;
 
   // Resolves every entry point (CUDA 12.0 ABI versions). FailedPrecondition naming the symbol if
   // the driver lacks one, or "no CUDA device" when there is no driver at all.

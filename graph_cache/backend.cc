@@ -5,33 +5,16 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "cuda_utils/driver.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 
 namespace encore::graph_cache {
 namespace {
 
-// NOTES: the hit path calls driver entry points directly (DriverApi). A thread that has made no
-// runtime call yet has no current context, and the driver then answers
-// CUDA_ERROR_INVALID_CONTEXT; the runtime binds the device's primary context on its first call,
-// so on that error bind it (cudaFree(nullptr) is the idiomatic no-op) and retry once.
-template <typename F>
-CUresult WithRuntimeContext(F&& call) {
-  CUresult r = call();
-  if (r == CUDA_ERROR_INVALID_CONTEXT) {
-    (void)cudaFree(nullptr);
-    r = call();
-  }
-  return r;
-}
-
 class CudaExecutableGraph final : public ExecutableGraph {
  public:
-  CudaExecutableGraph(const DriverApi* driver, Graph graph, GraphExec exec,
-                      std::vector<cudaGraphNode_t> nodes)
-      : driver_(driver), graph_(std::move(graph)), exec_(std::move(exec)),
-        nodes_(std::move(nodes)) {}
+  CudaExecutableGraph(Graph graph, GraphExec exec, std::vector<cudaGraphNode_t> nodes)
+      : graph_(std::move(graph)), exec_(std::move(exec)), nodes_(std::move(nodes)) {}
 
   size_t num_nodes() const override { return nodes_.size(); }
 
@@ -47,15 +30,11 @@ class CudaExecutableGraph final : public ExecutableGraph {
   }
 
   absl::Status Launch(cudaStream_t stream) override {
-    // The driver's cuGraphLaunch on the runtime's handles (the same objects): the hit path.
-    ENCORE_RETURN_IF_CUDA_ERROR(
-        WithRuntimeContext([&] { return driver_->graph_launch(exec_.get(), stream); }),
-        "cuGraphLaunch");
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
     return absl::OkStatus();
   }
 
  private:
-  const DriverApi* driver_;  // owned by the backend, which outlives every graph it built
   Graph graph_;     // declared before exec_: destroyed after it
   GraphExec exec_;
   std::vector<cudaGraphNode_t> nodes_;  // kernel nodes of graph_, in launch order
@@ -125,15 +104,12 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
 
 class CudaGraphBackend final : public GraphBackend {
  public:
-  CudaGraphBackend(Stream stream, int device, DriverApi driver)
-      : stream_(std::move(stream)), device_(device), driver_(driver) {}
+  CudaGraphBackend(Stream stream, int device) : stream_(std::move(stream)), device_(device) {}
 
   absl::StatusOr<bool> IsCapturing(cudaStream_t stream) override {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    ENCORE_RETURN_IF_CUDA_ERROR(
-        WithRuntimeContext([&] { return driver_.stream_is_capturing(stream, &status); }),
-        "cuStreamIsCapturing");
-    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
+    return status != cudaStreamCaptureStatusNone;
   }
 
   absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(
@@ -184,13 +160,12 @@ class CudaGraphBackend final : public GraphBackend {
     }
     report->instantiated = true;
     return std::unique_ptr<ExecutableGraph>(
-        new CudaExecutableGraph(&driver_, std::move(graph), GraphExec(exec), std::move(chain)));
+        new CudaExecutableGraph(std::move(graph), GraphExec(exec), std::move(chain)));
   }
 
  private:
   Stream stream_;
   int device_;
-  DriverApi driver_;
 };
 
 }  // namespace
@@ -203,8 +178,7 @@ absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(int device)
   absl::StatusOr<Stream> stream = Stream::Create();
   if (device != current) (void)cudaSetDevice(current);
   if (!stream.ok()) return stream.status();
-  ENCORE_ASSIGN_OR_RETURN(DriverApi driver, DriverApi::Load());
-  return std::unique_ptr<GraphBackend>(new CudaGraphBackend(*std::move(stream), device, driver));
+  return std::unique_ptr<GraphBackend>(new CudaGraphBackend(*std::move(stream), device));
 }
 
 }  // namespace encore::graph_cache

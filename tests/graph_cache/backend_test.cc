@@ -4,7 +4,6 @@
 #include "graph_cache/backend.h"
 
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "cuda_utils/raii.h"
@@ -104,37 +103,6 @@ TEST_F(CudaBackendTest, ChainOfKernelNodesWithPdlEdgesReplaysAndPatches) {
   EXPECT_EQ(q1c, q1.FakeExpected(0));
   ENCORE_ASSERT_OK_AND_ASSIGN(auto p1c, p1.DownloadC(stream_.get()));
   EXPECT_NE(p1c, p1.FakeExpected(0)) << "p1 no longer written after the patch";
-}
-
-// The hit path calls the driver directly (cuStreamIsCapturing, cuGraphLaunch). A thread whose
-// first CUDA call that is has no current context yet: the backend must still answer and launch.
-TEST_F(CudaBackendTest, FreshThreadCanQueryAndLaunch) {
-  ENCORE_SKIP_WITHOUT_GPU();
-  FakeGemm gemm(FakeGemm::Device::kGpu);
-  ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create({{64, 128, 128}}, 5));
-  auto plan = std::make_unique<gemm::LaunchPlan>();
-  ENCORE_ASSERT_OK(gemm.Prepare(p.args(), plan.get(), gemm::KernelKind::kSimple));
-  const gemm::LaunchPlan* ptrs[] = {plan.get()};
-  const bool pdl[] = {false};
-  BuildReport report;
-  auto graph = backend_->Build(gemm, ptrs, pdl, &report);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  ENCORE_ASSERT_OK(p.ClearC(stream_.get()));
-  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
-  absl::Status capturing_status, launch_status;
-  bool capturing = true;
-  std::thread t([&] {  // no runtime call in this thread before the backend's
-    absl::StatusOr<bool> c = backend_->IsCapturing(stream_.get());
-    capturing_status = c.status();
-    if (c.ok()) capturing = *c;
-    launch_status = (*graph)->Launch(stream_.get());
-  });
-  t.join();
-  ENCORE_ASSERT_OK(capturing_status);
-  EXPECT_FALSE(capturing);
-  ENCORE_ASSERT_OK(launch_status);
-  ENCORE_ASSERT_OK_AND_ASSIGN(auto c, p.DownloadC(stream_.get()));
-  EXPECT_EQ(c, p.FakeExpected(0));
 }
 
 TEST_F(CudaBackendTest, IsCapturingReportsTheCallersCapture) {
