@@ -71,8 +71,15 @@ class TensorMapCache {
  public:
   TensorMapCache(DriverApi api, size_t capacity) : api_(api), capacity_(std::max<size_t>(capacity, 1)) {}
 
-  absl::Status Get(const MapKey& key, CUtensorMap* out) {
+  // Looks up (encoding on a miss) keys[i] into *outs[i] for i < n, under one lock.
+  absl::Status GetAll(const MapKey* keys, CUtensorMap* const* outs, int n) {
     std::lock_guard<std::mutex> lock(mu_);
+    for (int i = 0; i < n; ++i) ENCORE_RETURN_IF_ERROR(GetLocked(keys[i], outs[i]));
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status GetLocked(const MapKey& key, CUtensorMap* out) {
     auto it = index_.find(key);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);
@@ -91,7 +98,6 @@ class TensorMapCache {
     return absl::OkStatus();
   }
 
- private:
   absl::Status Encode(const MapKey& key, CUtensorMap* map) const {
     const bool tokens = key.role == MapRole::kTokens;
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k / 2),
@@ -125,7 +131,7 @@ class TensorMapCache {
 // Building the key allocates nothing; the map allocates only when a new list is inserted.
 struct ShapeList {
   int count = 0;
-  std::array<int, 3 * kMaxGroups> dims{};
+  std::array<int, 3 * kMaxGroups> dims;  // only [0, 3 * count) is meaningful
 
   bool operator==(const ShapeList& o) const {
     return count == o.count &&
@@ -252,6 +258,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
+    std::array<MapKey, 2 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
+    std::array<CUtensorMap*, 2 * kMaxGroups> outs;
+    int num_keys = 0;
     for (int s = 0; s < num_groups; ++s) {
       const int g = order[s];
       const GroupProblem& p = args.groups[g];
@@ -269,11 +278,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       gi.tile_rows = mt.rows;
       if (mt.tiles == 0) continue;
       tiles += mt.tiles * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
-      ENCORE_RETURN_IF_ERROR(
-          maps_.Get(MapKey{p.a, p.m, p.k, MapRole::kTokens}, &params->maps[s].a));
-      ENCORE_RETURN_IF_ERROR(
-          maps_.Get(MapKey{p.b, p.n, p.k, MapRole::kWeights}, &params->maps[s].b));
+      keys[num_keys] = MapKey{p.a, p.m, p.k, MapRole::kTokens};
+      outs[num_keys++] = &params->maps[s].a;
+      keys[num_keys] = MapKey{p.b, p.n, p.k, MapRole::kWeights};
+      outs[num_keys++] = &params->maps[s].b;
     }
+    ENCORE_RETURN_IF_ERROR(maps_.GetAll(keys.data(), outs.data(), num_keys));
     params->device_m = args.device_m;
     params->num_groups = num_groups;
     params->num_tiles = tiles;
