@@ -24,6 +24,7 @@
 #include "cuda_utils/driver.h"
 #include "cuda_utils/status.h"
 #include "gemm/heuristics.h"
+#include "gemm/internal/sm90_runner.h"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
@@ -311,6 +312,13 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 };
 
 }  // namespace
+
+namespace internal {
+std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
+                                                                size_t tensor_map_cache_capacity) {
+  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, tensor_map_cache_capacity);
+}
+}  // namespace internal
 
 absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(RunnerOptions options) {
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));

@@ -1,0 +1,173 @@
+// Host-only tests of the sm90 runner's Prepare (no GPU): plan contents, kernel choice, tensor-map
+// caching, determinism and error paths. The driver's tensor-map encoder is replaced by a fake.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "cuda_utils/device.h"
+#include "cuda_utils/driver.h"
+#include "gemm/grouped_gemm.h"
+#include "gemm/internal/sm90_runner.h"
+#include "gemm/launch.h"
+#include "gemm/problem.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace encore::gemm {
+namespace {
+
+std::atomic<int> encode_calls{0};
+const void* fail_on = nullptr;  // the encoder fails for this global address
+
+CUresult FakeEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void* address,
+                    const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t*,
+                    const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  encode_calls.fetch_add(1);
+  if (address == fail_on) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(map, 0, sizeof(*map));
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::memcpy(map, &a, sizeof(a));                     // recognisable contents
+  std::memcpy(reinterpret_cast<char*>(map) + 8, dims, 2 * sizeof(cuuint64_t));
+  return CUDA_SUCCESS;
+}
+
+const void* Addr(uintptr_t a) { return reinterpret_cast<const void*>(a); }
+
+// Groups whose buffers sit at fake, 16-byte aligned addresses (never dereferenced on the host).
+std::vector<GroupProblem> Groups(const std::vector<int>& ms, int n, int k, uintptr_t salt) {
+  std::vector<GroupProblem> g;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const uintptr_t base = (salt << 36) + (static_cast<uintptr_t>(i) + 1) * 0x10000000ull;
+    GroupProblem p;
+    p.a = Addr(base);
+    p.b = Addr(base + 0x1000000);
+    p.sfa = Addr(base + 0x2000000);
+    p.sfb = Addr(base + 0x3000000);
+    p.c = const_cast<void*>(Addr(base + 0x4000000));
+    p.m = ms[i];
+    p.n = n;
+    p.k = k;
+    g.push_back(p);
+  }
+  return g;
+}
+
+class Sm90RunnerHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    encode_calls = 0;
+    fail_on = nullptr;
+    DeviceInfo info;
+    info.sm_count = 132;
+    DriverApi api;
+    api.tensor_map_encode_tiled = &FakeEncode;
+    gemm_ = internal::CreateSm90RunnerWithoutDevice(info, api, /*capacity=*/64);
+    plan_ = std::make_unique<LaunchPlan>();
+  }
+  std::unique_ptr<Nvfp4GroupedGemm> gemm_;
+  std::unique_ptr<LaunchPlan> plan_;
+};
+
+TEST_F(Sm90RunnerHostTest, PrepareFillsADeviceReadyPlan) {
+  const auto g = Groups({128, 384}, 4096, 1536, 1);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  EXPECT_NE(plan_->function, nullptr);
+  EXPECT_GT(plan_->num_tiles, 0);
+  EXPECT_GT(plan_->params_bytes, 0u);
+  EXPECT_LE(plan_->params_bytes, kMaxParamBytes);
+  EXPECT_GT(plan_->dynamic_smem_bytes, 48u * 1024);
+  EXPECT_TRUE(plan_->supports_pdl);
+  EXPECT_EQ(encode_calls.load(), 4) << "one map per operand per group";
+}
+
+TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
+  // Few tiles: one CTA per tile (grid = tiles).
+  const auto small = Groups({64}, 256, 256, 2);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{small}, plan_.get()));
+  EXPECT_EQ(plan_->kind, KernelKind::kSimple);
+  EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
+  // More tiles than SMs: the persistent kernel on one CTA per SM.
+  const auto big = Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 3);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get()));
+  EXPECT_GT(plan_->num_tiles, 132);
+  EXPECT_EQ(plan_->kind, KernelKind::kPersistent);
+  EXPECT_EQ(plan_->grid.x, 132u);
+  // Forced kinds are honoured.
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get(), KernelKind::kSimple));
+  EXPECT_EQ(plan_->kind, KernelKind::kSimple);
+  EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
+}
+
+TEST_F(Sm90RunnerHostTest, TensorMapsAreEncodedOncePerPointerAndShape) {
+  const auto g = Groups({80, 176, 128, 72}, 4096, 7168, 4);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 8);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 8) << "second Prepare: every map from the cache";
+  auto moved = g;
+  moved[2].b = Addr(reinterpret_cast<uintptr_t>(moved[2].b) + 0x100);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{moved}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 9) << "one new weight pointer: one new map";
+}
+
+TEST_F(Sm90RunnerHostTest, PrepareIsDeterministicAndPointerSensitive) {
+  const auto g = Groups({96, 40, 72}, 384, 256, 5);
+  auto first = std::make_unique<LaunchPlan>();
+  auto again = std::make_unique<LaunchPlan>();
+  auto other = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, first.get()));
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, again.get()));
+  EXPECT_TRUE(first->SameLaunch(*again));
+  auto moved = g;
+  moved[1].c = static_cast<char*>(moved[1].c) + 16;
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{moved}, other.get()));
+  EXPECT_FALSE(first->SameLaunch(*other)) << "a new C pointer must change the parameter block";
+}
+
+TEST_F(Sm90RunnerHostTest, EmptyGroupsEncodeNothing) {
+  const auto g = Groups({0, 64, 0}, 128, 128, 6);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 2) << "maps only for the group with rows";
+  EXPECT_GT(plan_->num_tiles, 0);
+}
+
+TEST_F(Sm90RunnerHostTest, EncoderFailureNamesTheOperand) {
+  const auto g = Groups({64, 64}, 128, 128, 7);
+  fail_on = g[1].b;
+  const absl::Status s = gemm_->Prepare(GroupedGemmArguments{g}, plan_.get());
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "cuTensorMapEncodeTiled(b")) << s;
+}
+
+TEST_F(Sm90RunnerHostTest, InvalidArgumentsArePreparedNever) {
+  auto g = Groups({64, 64}, 128, 128, 8);
+  g[1].k = 96;
+  const absl::Status s = gemm_->Prepare(GroupedGemmArguments{g}, plan_.get());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "group 1")) << s;
+  EXPECT_EQ(encode_calls.load(), 0) << "validation comes before any encoding";
+  EXPECT_EQ(gemm_->Prepare(GroupedGemmArguments{g}, nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(Sm90RunnerHostTest, CacheCapacityBoundsTheMapsKept) {
+  // Capacity 64 maps; 40 distinct 1-group calls need 80: the oldest are re-encoded later.
+  for (uintptr_t i = 0; i < 40; ++i) {
+    const auto g = Groups({64}, 128, 128, 100 + i);
+    ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  }
+  EXPECT_EQ(encode_calls.load(), 80);
+  const auto newest = Groups({64}, 128, 128, 139);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{newest}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 80) << "recent maps stay";
+  const auto oldest = Groups({64}, 128, 128, 100);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{oldest}, plan_.get()));
+  EXPECT_EQ(encode_calls.load(), 82) << "evicted maps are encoded again";
+}
+
+}  // namespace
+}  // namespace encore::gemm
