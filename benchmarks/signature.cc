@@ -7,15 +7,21 @@
 //     lookup, binding compare, LRU touch, counters) with a backend whose launch does nothing.
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
+//   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
+//     direct launch and of a graph-node patch.
 //
 // Run: bazel run -c opt //benchmarks:signature
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "benchmark/benchmark.h"
+#include "cuda_utils/device.h"
+#include "cuda_utils/driver.h"
 #include "gemm/grouped_gemm.h"
+#include "gemm/internal/sm90_runner.h"
 #include "graph_cache/batch.h"
 #include "graph_cache/executor.h"
 #include "graph_cache/internal/key_words.h"
@@ -197,6 +203,37 @@ void BM_BatchFlush(benchmark::State& state) {
                                       benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
+
+CUresult NullEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                    CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                    CUtensorMapFloatOOBfill) {
+  std::memset(map, 0, sizeof(*map));
+  return CUDA_SUCCESS;
+}
+
+// The sm90 runner's Prepare on a warm tensor-map cache, rotating over 15 input sets of G groups
+// (GPU MODE shape 0 sizes): the host work of a direct launch and of every graph-node patch
+// (graph_rebind), without the launch itself.
+void BM_RunnerPrepare(benchmark::State& state) {
+  const int ng = static_cast<int>(state.range(0));
+  DeviceInfo info;
+  info.sm_count = 132;
+  DriverApi api;
+  api.tensor_map_encode_tiled = &NullEncode;
+  std::unique_ptr<gemm::Nvfp4GroupedGemm> runner =
+      gemm::internal::CreateSm90RunnerWithoutDevice(info, api, 4096);
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < 15; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
+  auto plan = std::make_unique<gemm::LaunchPlan>();
+  for (auto& g : sets) (void)runner->Prepare(gemm::GroupedGemmArguments{g}, plan.get());
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(runner->Prepare(gemm::GroupedGemmArguments{sets[i]}, plan.get()));
+    i = i + 1 == sets.size() ? 0 : i + 1;
+  }
+}
+BENCHMARK(BM_RunnerPrepare)->Arg(2)->Arg(8)->Arg(64);
 
 }  // namespace
 }  // namespace encore::graph_cache
