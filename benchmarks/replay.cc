@@ -118,8 +118,8 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   std::vector<double> host, device, e2e;
   for (auto _ : state) {
     Sample x;
-    if (st.ok()) st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(),
-                              ctx->stop.get(), &x);
+    if (st.ok())
+      st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(), ctx->stop.get(), &x);
     if (!st.ok()) {
       state.SkipWithError(std::string(st.message()).c_str());
       break;
@@ -176,8 +176,8 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
     ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
     ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
     double* dst = nodes == 1 ? &ctx->floors.graph_launch_1 : &ctx->floors.graph_launch_15;
-    ENCORE_RETURN_IF_ERROR(host_cost(
-        [&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "graph launch"); }, dst));
+    ENCORE_RETURN_IF_ERROR(
+        host_cost([&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "graph launch"); }, dst));
   }
   auto plan = std::make_unique<gemm::LaunchPlan>();
   ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(0), plan.get()));
@@ -189,9 +189,9 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                               "add GEMM kernel node");
   ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
   ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
-  ENCORE_RETURN_IF_ERROR(host_cost(
-      [&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "GEMM graph launch"); },
-      &ctx->floors.graph_launch_1_gemm));
+  ENCORE_RETURN_IF_ERROR(
+      host_cost([&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "GEMM graph launch"); },
+                &ctx->floors.graph_launch_1_gemm));
   auto other = std::make_unique<gemm::LaunchPlan>();
   ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(1), other.get()));
   void* other_slot = nullptr;
@@ -208,9 +208,9 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
 
 struct ModeSummary {
   std::string mode;
-  double host_us = 0;        // geomean over every workload
-  double device_us = 0;      // geomean over the GPU MODE shapes
-  double e2e_us = 0;         // geomean over the GPU MODE shapes
+  double host_us = 0;    // geomean over every workload
+  double device_us = 0;  // geomean over the GPU MODE shapes
+  double e2e_us = 0;     // geomean over the GPU MODE shapes
   double tiny_host_us = 0;
   double tiny_e2e_us = 0;
 };
@@ -218,9 +218,8 @@ struct ModeSummary {
 std::vector<ModeSummary> Summarize(const Context& ctx) {
   std::vector<ModeSummary> out;
   for (const Result& r : ctx.results) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const ModeSummary& m) {
-      return m.mode == r.mode;
-    });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const ModeSummary& m) { return m.mode == r.mode; });
     if (it == out.end()) {
       out.push_back({r.mode});
       it = out.end() - 1;
@@ -246,20 +245,22 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
   return out;
 }
 
-void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes) {
-  std::printf("\nEncore replay on %s (%d SMs, %d MB L2)\n", ctx.device.name.c_str(),
-              ctx.device.sm_count, ctx.device.l2_bytes >> 20);
-  std::printf("floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
-              "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f\n",
-              ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
-              ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node);
-  std::printf("%-24s %12s %14s %14s %12s %12s\n", "mode", "host us/call", "device us/call",
-              "e2e us/call", "tiny host", "tiny e2e");
-  std::printf("%-24s %12s %14s %14s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
-              "(GPU MODE gm)", "us/call", "us/call");
+// `out` is stdout, or stderr when stdout carries machine-readable benchmark output.
+void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std::FILE* out) {
+  std::fprintf(out, "\nEncore replay on %s (%d SMs, %d MB L2)\n", ctx.device.name.c_str(),
+               ctx.device.sm_count, ctx.device.l2_bytes >> 20);
+  std::fprintf(out,
+               "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
+               "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f\n",
+               ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
+               ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node);
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "mode", "host us/call", "device us/call",
+               "e2e us/call", "tiny host", "tiny e2e");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
+               "(GPU MODE gm)", "us/call", "us/call");
   for (const ModeSummary& m : modes) {
-    std::printf("%-24s %12.2f %14.2f %14.2f %12.2f %12.2f\n", m.mode.c_str(), m.host_us,
-                m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us);
+    std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f\n", m.mode.c_str(), m.host_us,
+                 m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us);
   }
 }
 
@@ -320,6 +321,12 @@ int Main(int argc, char** argv) {
   std::string command = absl::StrJoin(argv, argv + argc, " ");
   const std::string json_path = TakeFlag(&argc, argv, "encore_json");
   const std::string commit = TakeFlag(&argc, argv, "encore_commit");
+  // With --benchmark_format=json (or csv) stdout must stay parseable: the summary goes to stderr.
+  bool machine_readable = false;
+  for (int i = 1; i < argc; ++i) {
+    machine_readable |= std::strncmp(argv[i], "--benchmark_format=", 19) == 0 &&
+                        std::strcmp(argv[i] + 19, "console") != 0;
+  }
   benchmark::Initialize(&argc, argv);
 
   absl::StatusOr<DeviceInfo> info = QueryDevice();
@@ -365,8 +372,8 @@ int Main(int argc, char** argv) {
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {
-      benchmark::RegisterBenchmark(absl::StrCat(mode->name(), "/", w.name).c_str(), RunMode,
-                                   &ctx, mode.get(), &w)
+      benchmark::RegisterBenchmark(absl::StrCat(mode->name(), "/", w.name).c_str(), RunMode, &ctx,
+                                   mode.get(), &w)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond)
           ->Iterations(kRepeats);
@@ -375,12 +382,12 @@ int Main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const std::vector<ModeSummary> summary = Summarize(ctx);
-  PrintSummary(ctx, summary);
+  PrintSummary(ctx, summary, machine_readable ? stderr : stdout);
   if (!json_path.empty()) {
     if (absl::Status s = WriteJson(ctx, summary, json_path, commit, command); !s.ok()) {
       return fail(s);
     }
-    std::printf("wrote %s\n", json_path.c_str());
+    std::fprintf(machine_readable ? stderr : stdout, "wrote %s\n", json_path.c_str());
   }
   return 0;
 }
