@@ -11,6 +11,8 @@
 //     direct launch and of a graph-node patch.
 //
 // Run: bazel run -c opt //benchmarks:signature
+#include "graph_cache/signature.h"
+
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -25,7 +27,6 @@
 #include "graph_cache/batch.h"
 #include "graph_cache/executor.h"
 #include "graph_cache/internal/key_words.h"
-#include "graph_cache/signature.h"
 
 namespace encore::graph_cache {
 namespace {
@@ -38,7 +39,10 @@ std::vector<gemm::GroupProblem> Groups(int ng, uintptr_t salt, int m_base) {
                               reinterpret_cast<const void*>(base + 0x100),
                               reinterpret_cast<const void*>(base + 0x200),
                               reinterpret_cast<const void*>(base + 0x300),
-                              reinterpret_cast<void*>(base + 0x400), m_base + 16 * i, 4096, 7168};
+                              reinterpret_cast<void*>(base + 0x400),
+                              m_base + 16 * i,
+                              4096,
+                              7168};
   }
   return g;
 }
@@ -51,8 +55,8 @@ void BM_SignatureLookup(benchmark::State& state) {
   CallSignature sig;
   for (int e = 0; e < 512; ++e) {  // populated with other structures
     const auto g = Groups(ng, static_cast<uintptr_t>(e), 128 + 8 * e);
-    if (!BuildSignature(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)},
-                        gemm::KernelKind::kAuto, {}, &sig)
+    if (!BuildSignature(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, gemm::KernelKind::kAuto,
+                        {}, &sig)
              .ok()) {
       state.SkipWithError("BuildSignature failed");
       return;
@@ -106,9 +110,10 @@ class NullGraph final : public ExecutableGraph {
 class NullBackend final : public GraphBackend {
  public:
   absl::StatusOr<bool> IsCapturing(cudaStream_t) override { return false; }
-  absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(
-      gemm::Nvfp4GroupedGemm&, absl::Span<const gemm::LaunchPlan* const>, absl::Span<const bool>,
-      BuildReport* report) override {
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(gemm::Nvfp4GroupedGemm&,
+                                                         absl::Span<const gemm::LaunchPlan* const>,
+                                                         absl::Span<const bool>,
+                                                         BuildReport* report) override {
     report->capture_begun = report->captured = report->instantiated = true;
     return std::unique_ptr<ExecutableGraph>(new NullGraph());
   }
@@ -198,16 +203,15 @@ void BM_BatchFlush(benchmark::State& state) {
   };
   for (int round = 0; round < 4; ++round) flush();  // captured by now
   for (auto _ : state) benchmark::DoNotOptimize(flush());
-  state.counters["ns_per_call"] = benchmark::Counter(
-      static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["ns_per_call"] =
+      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 
 CUresult NullEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
-                    CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-                    CUtensorMapFloatOOBfill) {
+                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
   std::memset(map, 0, sizeof(*map));
   return CUDA_SUCCESS;
 }

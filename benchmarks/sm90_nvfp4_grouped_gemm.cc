@@ -54,7 +54,9 @@ std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed, bool scales) {
   std::vector<uint8_t> v(n);
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
   for (size_t i = 0; i < n; i += 8) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
     for (size_t j = 0; j < 8 && i + j < n; ++j) {
       const uint8_t b = static_cast<uint8_t>(x >> (8 * j));
       v[i + j] = scales ? ((b & 1) ? 0x40 : 0x38) : (b & 0xBB);
@@ -78,7 +80,8 @@ std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int set
   }
   const size_t b_bytes = static_cast<size_t>(n) * k / 2, sfb_bytes = BlockedScaleBytes(n, k);
   const std::vector<uint8_t> ha = RandomBytes(max_a, 1, false), hb = RandomBytes(b_bytes, 2, false);
-  const std::vector<uint8_t> hsa = RandomBytes(max_sfa, 3, true), hsb = RandomBytes(sfb_bytes, 4, true);
+  const std::vector<uint8_t> hsa = RandomBytes(max_sfa, 3, true),
+                             hsb = RandomBytes(sfb_bytes, 4, true);
   auto upload = [](const std::vector<uint8_t>& h, size_t bytes) {
     auto buf = DeviceBuffer::Create(std::max<size_t>(bytes, 16));
     Check(buf.status());
@@ -89,14 +92,21 @@ std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int set
   for (InputSet& s : out) {
     for (int m : ms) {
       GroupProblem p;
-      s.buffers.push_back(upload(ha, static_cast<size_t>(m) * k / 2)); p.a = s.buffers.back().get();
-      s.buffers.push_back(upload(hb, b_bytes)); p.b = s.buffers.back().get();
-      s.buffers.push_back(upload(hsa, BlockedScaleBytes(m, k))); p.sfa = s.buffers.back().get();
-      s.buffers.push_back(upload(hsb, sfb_bytes)); p.sfb = s.buffers.back().get();
+      s.buffers.push_back(upload(ha, static_cast<size_t>(m) * k / 2));
+      p.a = s.buffers.back().get();
+      s.buffers.push_back(upload(hb, b_bytes));
+      p.b = s.buffers.back().get();
+      s.buffers.push_back(upload(hsa, BlockedScaleBytes(m, k)));
+      p.sfa = s.buffers.back().get();
+      s.buffers.push_back(upload(hsb, sfb_bytes));
+      p.sfb = s.buffers.back().get();
       auto c = DeviceBuffer::Create(static_cast<size_t>(m) * n * 2);
       Check(c.status());
-      s.buffers.push_back(std::move(*c)); p.c = s.buffers.back().get();
-      p.m = m; p.n = n; p.k = k;
+      s.buffers.push_back(std::move(*c));
+      p.c = s.buffers.back().get();
+      p.m = m;
+      p.n = n;
+      p.k = k;
       s.groups.push_back(p);
     }
   }
@@ -143,7 +153,8 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   }
   double flops = 0;
   for (int m : ms) flops += 2.0 * m * n * k;
-  state.counters["tflops"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tflops"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["tiles"] = plans[0]->num_tiles;
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
   state.SetLabel(KernelKindName(plans[0]->kind));
@@ -178,12 +189,12 @@ void Register() {
   for (int m : {64, 256}) {
     for (int n : {512, 1024, 2048, 4096, 8192, 16384, 32768}) {
       for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
-        benchmark::RegisterBenchmark(
-            ("crossover/m" + std::to_string(m) + "/n" + std::to_string(n) + "/" +
-             KernelKindName(kind)).c_str(),
-            [m, n, kind](benchmark::State& st) {
-              TimeBatches(st, std::vector<int>(8, m), n, 2048, kind);
-            })
+        benchmark::RegisterBenchmark(("crossover/m" + std::to_string(m) + "/n" + std::to_string(n) +
+                                      "/" + KernelKindName(kind))
+                                         .c_str(),
+                                     [m, n, kind](benchmark::State& st) {
+                                       TimeBatches(st, std::vector<int>(8, m), n, 2048, kind);
+                                     })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Iterations(1)

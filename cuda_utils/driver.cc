@@ -15,9 +15,9 @@ absl::Status Resolve(const char* symbol, void** fn) {
       cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &found),
       absl::StrCat("cudaGetDriverEntryPointByVersion(", symbol, ")"));
   if (found != cudaDriverEntryPointSuccess || *fn == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the CUDA driver does not provide ", symbol, " (query result ",
-                     static_cast<int>(found), ")"));
+    return absl::FailedPreconditionError(absl::StrCat("the CUDA driver does not provide ", symbol,
+                                                      " (query result ", static_cast<int>(found),
+                                                      ")"));
   }
   return absl::OkStatus();
 }

@@ -17,8 +17,8 @@ namespace encore {
 // A small table of driver functions. Plain value type: copy it freely; it holds no state beyond
 // the function pointers.
 struct DriverApi {
-  using TensorMapEncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
-                                              void*, const cuuint64_t*, const cuuint64_t*,
+  using TensorMapEncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                              const cuuint64_t*, const cuuint64_t*,
                                               const cuuint32_t*, const cuuint32_t*,
                                               CUtensorMapInterleave, CUtensorMapSwizzle,
                                               CUtensorMapL2promotion, CUtensorMapFloatOOBfill);

@@ -52,10 +52,18 @@ class UniqueHandle {
   H h_{};
 };
 
-struct StreamDeleter { static void Destroy(cudaStream_t s); };
-struct EventDeleter { static void Destroy(cudaEvent_t e); };
-struct GraphDeleter { static void Destroy(cudaGraph_t g); };
-struct GraphExecDeleter { static void Destroy(cudaGraphExec_t e); };
+struct StreamDeleter {
+  static void Destroy(cudaStream_t s);
+};
+struct EventDeleter {
+  static void Destroy(cudaEvent_t e);
+};
+struct GraphDeleter {
+  static void Destroy(cudaGraph_t g);
+};
+struct GraphExecDeleter {
+  static void Destroy(cudaGraphExec_t e);
+};
 }  // namespace internal
 
 class Stream : public internal::UniqueHandle<cudaStream_t, internal::StreamDeleter> {
@@ -101,7 +109,9 @@ class DeviceBuffer {
 
   void* get() const { return ptr_; }
   template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   size_t size() const { return size_; }
 
  private:

@@ -12,9 +12,8 @@
 #include <cuda.h>  // CUresult only (types); libcuda is never linked.
 #include <cuda_runtime_api.h>
 
-#include "absl/strings/string_view.h"
-
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace encore {
 
@@ -26,19 +25,18 @@ namespace encore {
 
 }  // namespace encore
 
-#define ENCORE_RETURN_IF_CUDA_ERROR(expr, what)                \
-  do {                                                         \
-    if (absl::Status _encore_s = ::encore::ToStatus((expr), (what)); \
-        !_encore_s.ok()) {                                     \
-      return _encore_s;                                        \
-    }                                                          \
+#define ENCORE_RETURN_IF_CUDA_ERROR(expr, what)                                         \
+  do {                                                                                  \
+    if (absl::Status _encore_s = ::encore::ToStatus((expr), (what)); !_encore_s.ok()) { \
+      return _encore_s;                                                                 \
+    }                                                                                   \
   } while (0)
 
-#define ENCORE_RETURN_IF_ERROR(expr)                  \
-  do {                                                \
+#define ENCORE_RETURN_IF_ERROR(expr)                        \
+  do {                                                      \
     if (absl::Status _encore_s = (expr); !_encore_s.ok()) { \
-      return _encore_s;                               \
-    }                                                 \
+      return _encore_s;                                     \
+    }                                                       \
   } while (0)
 
 #define ENCORE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -18,8 +18,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
 #include "cuda_utils/status.h"
@@ -70,7 +70,8 @@ struct MapKeyHash {
 // the front with list::splice and allocates nothing.
 class TensorMapCache {
  public:
-  TensorMapCache(DriverApi api, size_t capacity) : api_(api), capacity_(std::max<size_t>(capacity, 1)) {}
+  TensorMapCache(DriverApi api, size_t capacity)
+      : api_(api), capacity_(std::max<size_t>(capacity, 1)) {}
 
   // Looks up (encoding on a miss) keys[i] into *outs[i] for i < n, under one lock.
   absl::Status GetAll(const MapKey* keys, CUtensorMap* const* outs, int n) {
@@ -104,18 +105,17 @@ class TensorMapCache {
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k / 2),
                                 static_cast<cuuint64_t>(key.rows)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.k / 2)};
-    const cuuint32_t box[2] = {static_cast<cuuint32_t>(TileShape::kBlockK / 2),
-                               static_cast<cuuint32_t>(tokens ? TileShape::kMaxBlockM
-                                                              : TileShape::kBlockN)};
+    const cuuint32_t box[2] = {
+        static_cast<cuuint32_t>(TileShape::kBlockK / 2),
+        static_cast<cuuint32_t>(tokens ? TileShape::kMaxBlockM : TileShape::kBlockN)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    return ToStatus(
-        api_.tensor_map_encode_tiled(
-            map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(key.ptr), dims, strides, box,
-            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            tokens ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-        absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b", ", rows = ", key.rows,
-                     ", k = ", key.k, ")"));
+    return ToStatus(api_.tensor_map_encode_tiled(
+                        map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(key.ptr), dims,
+                        strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        tokens ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                    absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b",
+                                 ", rows = ", key.rows, ", k = ", key.k, ")"));
   }
 
   DriverApi api_;
@@ -135,8 +135,7 @@ struct ShapeList {
   std::array<int, 3 * kMaxGroups> dims;  // only [0, 3 * count) is meaningful
 
   bool operator==(const ShapeList& o) const {
-    return count == o.count &&
-           std::equal(dims.begin(), dims.begin() + 3 * count, o.dims.begin());
+    return count == o.count && std::equal(dims.begin(), dims.begin() + 3 * count, o.dims.begin());
   }
   template <typename H>
   friend H AbslHashValue(H h, const ShapeList& s) {
@@ -185,7 +184,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     for (size_t g = 0; g < args.groups.size(); ++g) {
       const GroupProblem& p = args.groups[g];
       const MTiling mt = ChooseMTiling(p.m);
-      tiles += static_cast<int64_t>(mt.tiles) * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+      tiles +=
+          static_cast<int64_t>(mt.tiles) * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
     }
     if (tiles > (int64_t{1} << 30)) {
       return absl::InvalidArgumentError(
@@ -217,9 +217,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       config.numAttrs = 1;
     }
     void* kernel_args[1] = {const_cast<unsigned char*>(plan.params)};
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaLaunchKernelExC(&config, plan.function, kernel_args),
-                                absl::StrCat("cudaLaunchKernelEx(", KernelKindName(plan.kind),
-                                             " NVFP4 grouped GEMM)"));
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaLaunchKernelExC(&config, plan.function, kernel_args),
+        absl::StrCat("cudaLaunchKernelEx(", KernelKindName(plan.kind), " NVFP4 grouped GEMM)"));
     return absl::OkStatus();
   }
 
@@ -324,10 +324,9 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));
   if (info.max_smem_optin_per_block < TileShape::kSmemBytes) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("device ", info.ordinal, " allows ", info.max_smem_optin_per_block,
-                     " bytes of shared memory per block; the kernels need ",
-                     TileShape::kSmemBytes));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device ", info.ordinal, " allows ", info.max_smem_optin_per_block,
+        " bytes of shared memory per block; the kernels need ", TileShape::kSmemBytes));
   }
   ENCORE_ASSIGN_OR_RETURN(DriverApi api, DriverApi::Load());
   int current = 0;

@@ -28,8 +28,8 @@
 namespace encore::gemm {
 
 struct RunnerOptions {
-  int device = -1;                              // -1: current device
-  size_t tensor_map_cache_capacity = 4096;      // encoded maps kept (LRU beyond)
+  int device = -1;                          // -1: current device
+  size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
 };
 
 class Nvfp4GroupedGemm {

@@ -21,9 +21,12 @@ enum class KernelKind : int { kAuto = 0, kSimple = 1, kPersistent = 2 };
 
 inline const char* KernelKindName(KernelKind k) {
   switch (k) {
-    case KernelKind::kSimple: return "simple";
-    case KernelKind::kPersistent: return "persistent";
-    default: return "auto";
+    case KernelKind::kSimple:
+      return "simple";
+    case KernelKind::kPersistent:
+      return "persistent";
+    default:
+      return "auto";
   }
 }
 
@@ -62,8 +65,8 @@ struct LaunchPlan {
   // True when two plans launch the same kernel with the same shape and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
     return function == o.function && grid.x == o.grid.x && grid.y == o.grid.y &&
-           grid.z == o.grid.z && block.x == o.block.x && dynamic_smem_bytes ==
-           o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
+           grid.z == o.grid.z && block.x == o.block.x &&
+           dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
            std::memcmp(params, o.params, params_bytes) == 0;
   }
 };

@@ -24,8 +24,9 @@ class CudaExecutableGraph final : public ExecutableGraph {
     }
     void* slot = nullptr;
     const cudaKernelNodeParams params = plan.NodeParams(&slot);
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &params),
-                                "cudaGraphExecKernelNodeSetParams");
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &params),
+        "cudaGraphExecKernelNodeSetParams");
     return absl::OkStatus();
   }
 
@@ -35,7 +36,7 @@ class CudaExecutableGraph final : public ExecutableGraph {
   }
 
  private:
-  Graph graph_;     // declared before exec_: destroyed after it
+  Graph graph_;  // declared before exec_: destroyed after it
   GraphExec exec_;
   std::vector<cudaGraphNode_t> nodes_;  // kernel nodes of graph_, in launch order
 };
@@ -58,9 +59,9 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
     cudaGraphNodeType type;
     ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
     if (type != cudaGraphNodeTypeKernel) {
-      return absl::UnimplementedError(
-          absl::StrCat("captured a node of type ", static_cast<int>(type),
-                       "; the graph cache needs kernel nodes only"));
+      return absl::UnimplementedError(absl::StrCat("captured a node of type ",
+                                                   static_cast<int>(type),
+                                                   "; the graph cache needs kernel nodes only"));
     }
   }
   if (n == 1) return nodes;
@@ -73,8 +74,8 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
   }
   std::vector<cudaGraphNode_t> from(edges), to(edges);
   std::vector<cudaGraphEdgeData> data(edges);
-  ENCORE_RETURN_IF_CUDA_ERROR(
-      cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &edges), "cudaGraphGetEdges");
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &edges),
+                              "cudaGraphGetEdges");
   absl::flat_hash_map<cudaGraphNode_t, cudaGraphNode_t> next;
   absl::flat_hash_map<cudaGraphNode_t, int> preds;
   for (size_t i = 0; i < edges; ++i) {
@@ -125,8 +126,8 @@ class CudaGraphBackend final : public GraphBackend {
     for (size_t i = 0; i < plans.size() && launched.ok(); ++i) {
       launched = runner.Launch(*plans[i], stream_.get(), /*pdl=*/i > 0 && pdl[i]);
       if (!launched.ok()) {
-        launched = absl::Status(launched.code(), absl::StrCat("capture of launch ", i, ": ",
-                                                              launched.message()));
+        launched = absl::Status(launched.code(),
+                                absl::StrCat("capture of launch ", i, ": ", launched.message()));
       }
     }
     // End the capture before judging anything, so no failure leaves the stream capturing.
@@ -155,8 +156,8 @@ class CudaGraphBackend final : public GraphBackend {
     }
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
-      return ToStatus(err, absl::StrCat("cudaGraphInstantiate (", report->instantiate_attempts,
-                                        " attempts)"));
+      return ToStatus(
+          err, absl::StrCat("cudaGraphInstantiate (", report->instantiate_attempts, " attempts)"));
     }
     report->instantiated = true;
     return std::unique_ptr<ExecutableGraph>(

@@ -59,7 +59,7 @@ struct BuildReport {
   bool captured = false;       // EndCapture produced a graph of the expected shape
   int programmatic_edges = 0;  // edges of type cudaGraphDependencyTypeProgrammatic (PDL)
   int instantiate_attempts = 0;
-  bool trimmed = false;        // cudaDeviceGraphMemTrim ran before a retry
+  bool trimmed = false;  // cudaDeviceGraphMemTrim ran before a retry
   bool instantiated = false;
 };
 
@@ -76,8 +76,7 @@ class GraphBackend {
 };
 
 // The CUDA implementation, with its own non-blocking capture stream on `device` (-1: current).
-[[nodiscard]] absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(
-    int device = -1);
+[[nodiscard]] absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(int device = -1);
 
 }  // namespace encore::graph_cache
 

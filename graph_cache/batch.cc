@@ -21,10 +21,10 @@ absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::Kernel
 absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
   calls_.clear();
   for (const Slot& s : slots_) {  // spans are taken now: groups_ no longer grows
-    calls_.push_back(GemmCall{
-        gemm::GroupedGemmArguments{absl::MakeConstSpan(groups_.data() + s.first, s.count),
-                                   s.device_m},
-        s.kind});
+    calls_.push_back(
+        GemmCall{gemm::GroupedGemmArguments{absl::MakeConstSpan(groups_.data() + s.first, s.count),
+                                            s.device_m},
+                 s.kind});
   }
   const absl::Status status = executor_->RunBatch(calls_, stream, options);
   Clear();

@@ -13,18 +13,30 @@ namespace encore::graph_cache {
 
 const char* FallbackReasonName(FallbackReason r) {
   switch (r) {
-    case FallbackReason::kNone: return "none";
-    case FallbackReason::kBelowMinRepeats: return "below min_repeats";
-    case FallbackReason::kThrashGuard: return "thrash guard engaged";
-    case FallbackReason::kCallerCapturing: return "caller's stream is capturing";
-    case FallbackReason::kCaptureStateUnknown: return "stream capture state unknown";
-    case FallbackReason::kOverBudget: return "graph larger than the cache budget";
-    case FallbackReason::kPrepareFailed: return "prepare failed";
-    case FallbackReason::kCaptureFailed: return "capture failed";
-    case FallbackReason::kInstantiateFailed: return "instantiate failed";
-    case FallbackReason::kFailureBackoff: return "backing off after a failed capture";
-    case FallbackReason::kPatchFailed: return "node patch failed";
-    case FallbackReason::kLaunchFailed: return "graph launch failed";
+    case FallbackReason::kNone:
+      return "none";
+    case FallbackReason::kBelowMinRepeats:
+      return "below min_repeats";
+    case FallbackReason::kThrashGuard:
+      return "thrash guard engaged";
+    case FallbackReason::kCallerCapturing:
+      return "caller's stream is capturing";
+    case FallbackReason::kCaptureStateUnknown:
+      return "stream capture state unknown";
+    case FallbackReason::kOverBudget:
+      return "graph larger than the cache budget";
+    case FallbackReason::kPrepareFailed:
+      return "prepare failed";
+    case FallbackReason::kCaptureFailed:
+      return "capture failed";
+    case FallbackReason::kInstantiateFailed:
+      return "instantiate failed";
+    case FallbackReason::kFailureBackoff:
+      return "backing off after a failed capture";
+    case FallbackReason::kPatchFailed:
+      return "node patch failed";
+    case FallbackReason::kLaunchFailed:
+      return "graph launch failed";
   }
   return "unknown";
 }
@@ -94,7 +106,7 @@ struct GraphExecutor::Variant : internal::LruNode {
   };
   Entry* entry = nullptr;
   size_t fingerprint = 0;  // BindingsFingerprint of the bindings the nodes hold now
-  uint64_t last_use = 0;    // executor tick of the last launch (LRU within the entry)
+  uint64_t last_use = 0;   // executor tick of the last launch (LRU within the entry)
   std::unique_ptr<ExecutableGraph> graph;
   std::vector<Node> nodes;
   std::vector<GroupBinding> groups;
@@ -153,8 +165,8 @@ struct GraphExecutor::Entry {
   }
 };
 
-GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner,
-                             std::unique_ptr<GraphBackend> backend, ExecutorOptions options)
+GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner, std::unique_ptr<GraphBackend> backend,
+                             ExecutorOptions options)
     : runner_(runner),
       options_(std::move(options)),
       backend_(std::move(backend)),
@@ -173,8 +185,8 @@ GraphExecutor::~GraphExecutor() {
   map_.clear();  // entries (graphs) before the backend
 }
 
-absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::Create(
-    gemm::Nvfp4GroupedGemm* runner, ExecutorOptions options) {
+absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::Create(gemm::Nvfp4GroupedGemm* runner,
+                                                                     ExecutorOptions options) {
   if (runner == nullptr) return absl::InvalidArgumentError("runner is null");
   ENCORE_RETURN_IF_ERROR(ValidateExecutorOptions(options));  // before touching the device
   ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<GraphBackend> backend, CreateCudaGraphBackend());
@@ -258,9 +270,8 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
                                      BatchRunOptions batch_options) {
   if (calls.empty()) return absl::OkStatus();
   if (calls.size() > static_cast<size_t>(options_.max_batch_calls)) {
-    return absl::InvalidArgumentError(absl::StrCat("batch of ", calls.size(),
-                                                   " calls exceeds max_batch_calls = ",
-                                                   options_.max_batch_calls));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch of ", calls.size(), " calls exceeds max_batch_calls = ", options_.max_batch_calls));
   }
   counters_.calls.fetch_add(calls.size(), std::memory_order_relaxed);
   absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
@@ -300,21 +311,19 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
                                                 cudaStream_t stream, bool capture_immediately) {
   auto it = map_.find(words, hash);
   if (it != map_.end()) {
-    return RunEntryLocked(it->second.get(), calls, sigs, words, hash, stream,
-                          capture_immediately);
+    return RunEntryLocked(it->second.get(), calls, sigs, words, hash, stream, capture_immediately);
   }
 
   const int seen = seen_.Bump(hash);
   if (!capture_immediately && seen < options_.min_repeats) {
-    return Outcome{false, seen <= 0 ? FallbackReason::kFailureBackoff
-                                    : FallbackReason::kBelowMinRepeats};
+    return Outcome{false,
+                   seen <= 0 ? FallbackReason::kFailureBackoff : FallbackReason::kBelowMinRepeats};
   }
   if (!GuardAllowsCaptureLocked(/*reload=*/ghosts_.Get(hash) > 0)) {
     return Outcome{false, FallbackReason::kThrashGuard};
   }
-  return CreateLocked(nullptr, calls, sigs, words, hash,
-                      BindingsFingerprint(sigs, calls.size()), BindingsHash(sigs, calls.size()),
-                      stream);
+  return CreateLocked(nullptr, calls, sigs, words, hash, BindingsFingerprint(sigs, calls.size()),
+                      BindingsHash(sigs, calls.size()), stream);
 }
 
 bool GraphExecutor::GuardAllowsCaptureLocked(bool reload) {
@@ -332,8 +341,8 @@ bool GraphExecutor::GuardAllowsCaptureLocked(bool reload) {
 
 GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const GemmCall> calls,
                                                      const CallSignature* const* sigs,
-                                                     absl::Span<const uint32_t> words,
-                                                     size_t hash, cudaStream_t stream,
+                                                     absl::Span<const uint32_t> words, size_t hash,
+                                                     cudaStream_t stream,
                                                      bool capture_immediately) {
   const size_t fingerprint = BindingsFingerprint(sigs, calls.size());
   if (Variant* v = e->Find(fingerprint, sigs)) {  // a hit: replay as is
@@ -451,9 +460,9 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   // 2. Capture and instantiate (the backend ends the capture before judging any status).
   const size_t vhash = VariantHash(hash, binding_hash);
   BuildReport report;
-  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
-      *runner_, absl::MakeConstSpan(plan_ptrs_),
-      absl::MakeConstSpan(pdl_.get(), calls.size()), &report);
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph =
+      backend_->Build(*runner_, absl::MakeConstSpan(plan_ptrs_),
+                      absl::MakeConstSpan(pdl_.get(), calls.size()), &report);
   if (report.capture_begun) AddLocked(counters_.captures, 1);
   if (report.instantiated) AddLocked(counters_.instantiations, 1);
   if (!graph.ok() || *graph == nullptr) {

@@ -89,8 +89,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "absl/types/span.h"
+#include "base/mutex.h"
 #include "gemm/grouped_gemm.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
@@ -131,12 +131,12 @@ struct ExecutorCounters {
   uint64_t capture_failures = 0;  // captures that produced no usable graph
   uint64_t instantiations = 0;    // successful instantiations
   uint64_t instantiate_failures = 0;
-  uint64_t patches = 0;           // kernel nodes patched
-  uint64_t evictions = 0;         // variants removed by the LRU bounds
-  uint64_t dropped = 0;           // variants removed after a failed patch/launch, an
-                                  // unpatchable plan change, or by Clear()
-  uint64_t live_execs = 0;        // execs (variants, over all structures) held now
-  uint64_t live_bytes = 0;        // their estimated device bytes
+  uint64_t patches = 0;     // kernel nodes patched
+  uint64_t evictions = 0;   // variants removed by the LRU bounds
+  uint64_t dropped = 0;     // variants removed after a failed patch/launch, an
+                            // unpatchable plan change, or by Clear()
+  uint64_t live_execs = 0;  // execs (variants, over all structures) held now
+  uint64_t live_bytes = 0;  // their estimated device bytes
   uint64_t thrash_engagements = 0;
   FallbackReason last_fallback = FallbackReason::kNone;
 };
@@ -199,8 +199,8 @@ class GraphExecutor {
   // still see whole values).
   struct Counters {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
-        capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0},
-        evictions{0}, dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0};
+        capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
+        dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0};
     std::atomic<int> last_fallback{0};
   };
   // What the locked part decided: the calls ran from a graph, or they must run directly.
@@ -237,14 +237,12 @@ class GraphExecutor {
   // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
   // is left kNone).
   bool UpdateLocked(Variant* v, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
-                    size_t fingerprint, FallbackReason* reason)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                    size_t fingerprint, FallbackReason* reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Captures a variant for these calls (bindings fingerprint / full hash as given): into `e`, or
   // into a new entry when `e` is null.
-  Outcome CreateLocked(Entry* e, absl::Span<const GemmCall> calls,
-                       const CallSignature* const* sigs, absl::Span<const uint32_t> words,
-                       size_t hash, size_t fingerprint, size_t binding_hash, cudaStream_t stream)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Outcome CreateLocked(Entry* e, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
+                       absl::Span<const uint32_t> words, size_t hash, size_t fingerprint,
+                       size_t binding_hash, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Destroys a variant, and its entry when that was the last one unless the entry is `keep`.
   void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

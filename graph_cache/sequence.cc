@@ -8,8 +8,7 @@
 
 namespace encore::graph_cache {
 
-void SequenceRecorder::Record::Assign(const gemm::GroupedGemmArguments& args,
-                                      gemm::KernelKind k) {
+void SequenceRecorder::Record::Assign(const gemm::GroupedGemmArguments& args, gemm::KernelKind k) {
   kind = k;
   num_groups = static_cast<int>(args.groups.size());
   device_m = args.device_m;
@@ -22,7 +21,9 @@ bool SequenceRecorder::Record::Matches(const gemm::GroupedGemmArguments& args,
                   kind, args, k);
 }
 
-bool SequenceRecorder::Record::SameAs(const Record& o) const { return o.Matches(AsCall().args, kind); }
+bool SequenceRecorder::Record::SameAs(const Record& o) const {
+  return o.Matches(AsCall().args, kind);
+}
 
 GemmCall SequenceRecorder::Record::AsCall() const {
   return GemmCall{gemm::GroupedGemmArguments{
@@ -57,8 +58,7 @@ SequenceRecorder::SequenceRecorder(GraphExecutor* executor, cudaStream_t stream,
   period_calls_.reserve(static_cast<size_t>(options.max_period));
 }
 
-absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args,
-                                   gemm::KernelKind kind) {
+absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind) {
   ++counters_.calls;
   ++calls_in_step_;
   if (state_ == State::kPassThrough) {

@@ -83,22 +83,22 @@ enum class SequenceMode { kStepBounded, kSpeculative };
 
 struct SequenceOptions {
   SequenceMode mode = SequenceMode::kStepBounded;
-  int max_period = 32;          // ≤ the executor's max_batch_calls
-  int confirm_repeats = 2;      // k: full repetitions seen before a period is used (≥ 2)
-  int min_confirm_calls = 8;    // and at least this many calls (guards against p = 1 from "A A")
+  int max_period = 32;        // ≤ the executor's max_batch_calls
+  int confirm_repeats = 2;    // k: full repetitions seen before a period is used (≥ 2)
+  int min_confirm_calls = 8;  // and at least this many calls (guards against p = 1 from "A A")
   int max_speculative_hazards = 1;  // kSpeculative: stop speculating after this many
 };
 
 struct SequenceCounters {
   uint64_t calls = 0;
   uint64_t periods_learned = 0;
-  uint64_t period_launches = 0;   // period graphs launched (RunBatch calls)
-  uint64_t replayed_calls = 0;    // calls served by a period launch
-  uint64_t passthrough_calls = 0; // calls run through GraphExecutor::Run
-  uint64_t flushed_calls = 0;     // deferred calls launched directly (divergence, EndStep)
-  uint64_t divergences = 0;       // replay abandoned for re-learning
+  uint64_t period_launches = 0;    // period graphs launched (RunBatch calls)
+  uint64_t replayed_calls = 0;     // calls served by a period launch
+  uint64_t passthrough_calls = 0;  // calls run through GraphExecutor::Run
+  uint64_t flushed_calls = 0;      // deferred calls launched directly (divergence, EndStep)
+  uint64_t divergences = 0;        // replay abandoned for re-learning
   uint64_t speculative_hazards = 0;
-  int period = 0;                 // current period (0 while learning)
+  int period = 0;  // current period (0 while learning)
   bool speculation_disabled = false;
 };
 
@@ -159,8 +159,8 @@ class SequenceRecorder {
   std::vector<Record> period_;  // the period, rotated to begin at a step start
   std::vector<GemmCall> period_calls_;
   int period_len_ = 0;
-  int pos_ = 0;              // next expected position in period_
-  bool aligned_ = false;     // replay active: the current period began at position 0
+  int pos_ = 0;           // next expected position in period_
+  bool aligned_ = false;  // replay active: the current period began at position 0
 };
 
 }  // namespace encore::graph_cache

@@ -37,8 +37,8 @@ absl::Status BuildSignature(const gemm::GroupedGemmArguments& args, gemm::Kernel
   const bool dynamic = args.device_m != nullptr;
   StructuralKey& key = out->key;
   Binding& binding = out->binding;
-  key.size_ = static_cast<uint32_t>(StructuralKey::kHeaderWords +
-                                    StructuralKey::kWordsPerGroup * ng);
+  key.size_ =
+      static_cast<uint32_t>(StructuralKey::kHeaderWords + StructuralKey::kWordsPerGroup * ng);
   key.words_[0] = static_cast<uint32_t>(ng);
   key.words_[1] = static_cast<uint32_t>(static_cast<uint8_t>(kind)) | (dynamic ? 1u << 8 : 0u);
   binding.num_groups_ = static_cast<int>(ng);
@@ -74,8 +74,8 @@ bool SameCall(const gemm::GroupedGemmArguments& a, gemm::KernelKind a_kind,
   for (size_t g = 0; g < a.groups.size(); ++g) {
     const gemm::GroupProblem& x = a.groups[g];
     const gemm::GroupProblem& y = b.groups[g];
-    if (x.a != y.a || x.b != y.b || x.sfa != y.sfa || x.sfb != y.sfb || x.c != y.c ||
-        x.m != y.m || x.n != y.n || x.k != y.k) {
+    if (x.a != y.a || x.b != y.b || x.sfa != y.sfa || x.sfb != y.sfb || x.c != y.c || x.m != y.m ||
+        x.n != y.n || x.k != y.k) {
       return false;
     }
   }

@@ -4,9 +4,8 @@
 
 namespace encore::bench {
 
-absl::Status RunBatch(Mode& mode, const InputSets& sets, const L2Flusher* flusher,
-                      double hold_us, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
-                      Sample* out) {
+absl::Status RunBatch(Mode& mode, const InputSets& sets, const L2Flusher* flusher, double hold_us,
+                      cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, Sample* out) {
   if (flusher != nullptr) ENCORE_RETURN_IF_ERROR(flusher->Flush(stream));
   ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(stream), "sync after L2 flush");
   if (hold_us > 0) ENCORE_RETURN_IF_ERROR(LaunchHold(hold_us, stream));

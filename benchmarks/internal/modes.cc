@@ -47,8 +47,7 @@ struct Cache {
 // per recurring binding, so the GPU MODE loop's 15 input sets each replay their own graph.
 class ExecutorMode : public Mode {
  public:
-  ExecutorMode(const char* name, Cache cache)
-      : name_(name), cache_(std::move(cache)) {}
+  ExecutorMode(const char* name, Cache cache) : name_(name), cache_(std::move(cache)) {}
   const char* name() const override { return name_; }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
     return cache_.exec->Run(sets.args(i), stream);
@@ -62,8 +61,7 @@ class ExecutorMode : public Mode {
 // The 15 calls of a batch as one multi-kernel graph (GemmBatch: Add, then Flush).
 class BatchMode : public Mode {
  public:
-  explicit BatchMode(Cache cache)
-      : cache_(std::move(cache)), batch_(cache_.exec.get()) {}
+  explicit BatchMode(Cache cache) : cache_(std::move(cache)), batch_(cache_.exec.get()) {}
   const char* name() const override { return "graph_batch"; }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t) override {
     return batch_.Add(sets.args(i));
@@ -79,14 +77,13 @@ class BatchMode : public Mode {
 // marks the step boundary; the recorder learns the period and replays it as one graph.
 class SequenceMode : public Mode {
  public:
-  explicit SequenceMode(Cache cache)
-      : cache_(std::move(cache)) {}
+  explicit SequenceMode(Cache cache) : cache_(std::move(cache)) {}
   const char* name() const override { return "sequence_step"; }
   absl::Status Begin(const InputSets&, cudaStream_t stream) override {
     graph_cache::SequenceOptions options;
     options.mode = graph_cache::SequenceMode::kStepBounded;
-    ENCORE_ASSIGN_OR_RETURN(rec_, graph_cache::SequenceRecorder::Create(cache_.exec.get(), stream,
-                                                                        options));
+    ENCORE_ASSIGN_OR_RETURN(
+        rec_, graph_cache::SequenceRecorder::Create(cache_.exec.get(), stream, options));
     return absl::OkStatus();
   }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t) override {
@@ -106,8 +103,7 @@ class SequenceMode : public Mode {
 // [capacity/2, capacity], issued with the first call of the step and counted in its cost.
 class DynamicMMode : public Mode {
  public:
-  explicit DynamicMMode(Cache cache)
-      : cache_(std::move(cache)) {}
+  explicit DynamicMMode(Cache cache) : cache_(std::move(cache)) {}
   const char* name() const override { return "dynamic_m"; }
   absl::Status Begin(const InputSets& sets, cudaStream_t stream) override {
     sets_ = sets.count();
@@ -126,21 +122,20 @@ class DynamicMMode : public Mode {
     }
     ENCORE_ASSIGN_OR_RETURN(table_, DeviceBuffer::Create(table.size() * sizeof(int32_t)));
     ENCORE_ASSIGN_OR_RETURN(m_, DeviceBuffer::Create(per_step * sizeof(int32_t)));
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpy(table_.get(), table.data(), table_.size(),
-                                           cudaMemcpyHostToDevice),
-                                "upload the M table");
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpyAsync(m_.get(), table_.get(), m_.size(),
-                                                cudaMemcpyDeviceToDevice, stream),
-                                "initial M");
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemcpy(table_.get(), table.data(), table_.size(), cudaMemcpyHostToDevice),
+        "upload the M table");
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemcpyAsync(m_.get(), table_.get(), m_.size(), cudaMemcpyDeviceToDevice, stream),
+        "initial M");
     return absl::OkStatus();
   }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
     if (i == 0) {
       step_ = (step_ + 1) % kSteps;
-      ENCORE_RETURN_IF_CUDA_ERROR(
-          cudaMemcpyAsync(m_.get(), table_.as<char>() + step_ * m_.size(), m_.size(),
-                          cudaMemcpyDeviceToDevice, stream),
-          "new token counts for the step");
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpyAsync(m_.get(), table_.as<char>() + step_ * m_.size(),
+                                                  m_.size(), cudaMemcpyDeviceToDevice, stream),
+                                  "new token counts for the step");
     }
     gemm::GroupedGemmArguments args = sets.args(i);
     args.device_m = m_.as<int32_t>() + static_cast<size_t>(i) * groups_;

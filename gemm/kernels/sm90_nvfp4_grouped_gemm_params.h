@@ -28,21 +28,21 @@ struct TileShape {
   // its width rounded up to a multiple of kMGranule at run time (wgmma n = 16..kMaxBlockM).
   static constexpr int kMaxBlockM = ENCORE_SM90_WIDE_N ? 128 : 256;
   static constexpr int kMGranule = 16;
-  static constexpr int kBlockK = 128;  // k per pipeline stage (64 bytes of e2m1 per row)
+  static constexpr int kBlockK = 128;   // k per pipeline stage (64 bytes of e2m1 per row)
   static constexpr int kRawStages = 3;  // TMA stages of packed e2m1 + scales
   static constexpr int kTokStages = ENCORE_SM90_WIDE_N ? 4 : 2;  // stages of fp16 tokens
   static constexpr int kThreads = 384;  // warpgroup 0: TMA + token dequant; 1-2: wgmma consumers
-  static constexpr int kEpilogueRows = 32;  // tokens staged per epilogue pass
+  static constexpr int kEpilogueRows = 32;       // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
 
   // Shared memory, in order; every stage 1024-byte aligned.
-  static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;        // 16384 (narrow 8192)
-  static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;      // 8192 (narrow 16384)
-  static constexpr int kSfWeightBytes = kStrips * 2 * 512;             // 128-row blocks
-  static constexpr int kSfTokenBytes = 3 * 2 * 512;                    // up to 3 row blocks
+  static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;    // 16384 (narrow 8192)
+  static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;  // 8192 (narrow 16384)
+  static constexpr int kSfWeightBytes = kStrips * 2 * 512;         // 128-row blocks
+  static constexpr int kSfTokenBytes = 3 * 2 * 512;                // up to 3 row blocks
   static constexpr int kRawStageBytes =
       kRawWeightBytes + kRawTokenBytes + kSfWeightBytes + kSfTokenBytes;  // 29696 (narrow 28672)
-  static constexpr int kTokAtomBytes = kMaxBlockM * 128;  // 64 k of fp16 for kMaxBlockM rows
+  static constexpr int kTokAtomBytes = kMaxBlockM * 128;    // 64 k of fp16 for kMaxBlockM rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 32768 (narrow 65536)
   static constexpr int kEpilogueBytes = 2 * kEpilogueRows * kEpiloguePitch * 2;
   static constexpr int kBarrierBytes = 128;
@@ -58,10 +58,10 @@ struct GroupInfo {
   int m;               // rows (capacity when dynamic M)
   int n;
   int k;
-  int orig;            // index in the caller's group list (device_m lookup)
-  int tile_start;      // first linear tile of this group
-  int m_tiles;         // token tiles
-  int tile_rows;       // rows per token tile (multiple of kMGranule, <= kMaxBlockM)
+  int orig;        // index in the caller's group list (device_m lookup)
+  int tile_start;  // first linear tile of this group
+  int m_tiles;     // token tiles
+  int tile_rows;   // rows per token tile (multiple of kMGranule, <= kMaxBlockM)
   int pad;
 };
 

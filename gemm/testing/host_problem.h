@@ -31,8 +31,8 @@ struct Shape {
 
 struct HostGroup {
   Shape shape;
-  Nvfp4Matrix a;                  // m × k
-  Nvfp4Matrix b;                  // n × k
+  Nvfp4Matrix a;                     // m × k
+  Nvfp4Matrix b;                     // n × k
   std::vector<uint8_t> sfa_blocked;  // BlockedScaleBytes(m, k)
   std::vector<uint8_t> sfb_blocked;  // BlockedScaleBytes(n, k)
 };

@@ -98,8 +98,14 @@ class LruBudget {
 
  private:
   void Unlink(LruNode* n) {
-    if (n->lru_prev != nullptr) n->lru_prev->lru_next = n->lru_next; else head_ = n->lru_next;
-    if (n->lru_next != nullptr) n->lru_next->lru_prev = n->lru_prev; else tail_ = n->lru_prev;
+    if (n->lru_prev != nullptr)
+      n->lru_prev->lru_next = n->lru_next;
+    else
+      head_ = n->lru_next;
+    if (n->lru_next != nullptr)
+      n->lru_next->lru_prev = n->lru_prev;
+    else
+      tail_ = n->lru_prev;
   }
 
   size_t max_entries_;

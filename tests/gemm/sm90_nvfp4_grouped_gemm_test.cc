@@ -4,16 +4,16 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
-#include <vector>
-#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/raii.h"
@@ -63,8 +63,8 @@ std::vector<Case> GpuModeCases() {
       {"gm9", Zip({512, 384, 256, 128}, {256, 256, 256, 256}, {512, 768, 512, 768})},
       // Edges: an empty group, one row, 129 rows (two tiles of 80 / 49 rows, three scale
       // blocks), K = 64 (half a k block), K = 192, N = 8 and N = 136 (partial weight tiles).
-      {"edges", Zip({0, 1, 129, 16, 300, 7}, {128, 256, 128, 8, 136, 64},
-                    {256, 64, 192, 64, 320, 128})},
+      {"edges",
+       Zip({0, 1, 129, 16, 300, 7}, {128, 256, 128, 8, 136, 64}, {256, 64, 192, 64, 320, 128})},
   };
 }
 
@@ -89,8 +89,7 @@ void SyncOrDie(cudaStream_t stream = nullptr, double seconds = 20.0) {
       std::fprintf(stderr, "device error: %s\n", cudaGetErrorString(e));
       std::abort();
     }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
-        seconds) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) {
       std::fprintf(stderr, "kernel did not finish within %.0f s: aborting\n", seconds);
       std::abort();
     }
@@ -145,8 +144,8 @@ void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t
       const int d = std::abs(OrderedHalf(got[i]) - OrderedHalf(ref[i]));
       if (d > max_ulps) {
         const double err = std::abs(static_cast<double>(HalfBitsToFloat(got[i])) - exact[i]);
-        const double bound = max_ulps == 0 ? -1.0
-                             : HalfUlp(ref[i]) + hg.shape.k * std::ldexp(abs_sum[i], -24);
+        const double bound =
+            max_ulps == 0 ? -1.0 : HalfUlp(ref[i]) + hg.shape.k * std::ldexp(abs_sum[i], -24);
         if (err <= bound) {
           ++fp32_bound;
         } else {
@@ -263,16 +262,16 @@ TEST_F(Sm90GemmTest, SixtyFourGroups) {
     for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kAuto}) {
       seed += 2;
       const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
-      RunAndCheck(host, dist, kind, absl::StrCat("64 groups ", DistName(dist), " ",
-                                                 KernelKindName(kind)));
+      RunAndCheck(host, dist, kind,
+                  absl::StrCat("64 groups ", DistName(dist), " ", KernelKindName(kind)));
     }
   }
 }
 
 TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   ENCORE_SKIP_WITHOUT_GPU();
-  const std::vector<Shape> shapes = Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256},
-                                        {256, 512, 128, 192, 256});
+  const std::vector<Shape> shapes =
+      Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256}, {256, 512, 128, 192, 256});
   const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
   for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
     const HostGroupedProblem host =
@@ -281,8 +280,9 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
     ASSERT_TRUE(dev.ok()) << dev.status();
     auto dm = DeviceBuffer::Create(device_m.size() * sizeof(int32_t));
     ASSERT_TRUE(dm.ok());
-    ENCORE_ASSERT_OK(ToStatus(cudaMemcpy(dm->get(), device_m.data(), dm->size(),
-                                         cudaMemcpyHostToDevice), "copy device_m"));
+    ENCORE_ASSERT_OK(
+        ToStatus(cudaMemcpy(dm->get(), device_m.data(), dm->size(), cudaMemcpyHostToDevice),
+                 "copy device_m"));
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     GroupedGemmArguments args = dev->args();
     args.device_m = dm->as<int32_t>();
@@ -303,8 +303,8 @@ TEST_F(Sm90GemmTest, PrepareIsDeterministic) {
   ENCORE_SKIP_WITHOUT_GPU();
   Nvfp4GroupedGemm* gemm = Runner();
   ASSERT_NE(gemm, nullptr);
-  const HostGroupedProblem a =
-      MakeHostProblem(Zip({96, 40, 72}, {384, 256, 128}, {256, 256, 512}), Distribution::kGpuMode, 11);
+  const HostGroupedProblem a = MakeHostProblem(Zip({96, 40, 72}, {384, 256, 128}, {256, 256, 512}),
+                                               Distribution::kGpuMode, 11);
   const HostGroupedProblem b =
       MakeHostProblem(Zip({200, 8}, {512, 128}, {256, 64}), Distribution::kGpuMode, 12);
   auto da = DeviceGroupedProblem::Upload(a);
@@ -409,8 +409,8 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
 
 TEST(Sm90SupportTest, OnlyComputeCapability90) {
   EXPECT_TRUE(CheckKernelsSupport(9, 0).ok());
-  for (auto [major, minor] : {std::pair{8, 0}, std::pair{8, 9}, std::pair{10, 0},
-                              std::pair{12, 0}, std::pair{9, 1}}) {
+  for (auto [major, minor] :
+       {std::pair{8, 0}, std::pair{8, 9}, std::pair{10, 0}, std::pair{12, 0}, std::pair{9, 1}}) {
     const absl::Status s = CheckKernelsSupport(major, minor);
     EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_NE(s.message().find(absl::StrCat(major, ".", minor)), absl::string_view::npos) << s;

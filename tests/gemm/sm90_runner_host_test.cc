@@ -23,14 +23,14 @@ std::atomic<int> encode_calls{0};
 const void* fail_on = nullptr;  // the encoder fails for this global address
 
 CUresult FakeEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void* address,
-                    const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t*,
-                    const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+                    const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                    CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                    CUtensorMapFloatOOBfill) {
   encode_calls.fetch_add(1);
   if (address == fail_on) return CUDA_ERROR_INVALID_VALUE;
   std::memset(map, 0, sizeof(*map));
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  std::memcpy(map, &a, sizeof(a));                     // recognisable contents
+  std::memcpy(map, &a, sizeof(a));  // recognisable contents
   std::memcpy(reinterpret_cast<char*>(map) + 8, dims, 2 * sizeof(cuuint64_t));
   return CUDA_SUCCESS;
 }

@@ -52,8 +52,8 @@ TEST_F(BatchTest, FlushRunsAllCallsAsOneRecurringGraph) {
       // The argument arrays are temporaries: the batch copies them on Add.
       std::vector<gemm::GroupProblem> tmp(mid.args().groups.begin(), mid.args().groups.end());
       ENCORE_ASSERT_OK(batch.Add(a.args(), KernelKind::kSimple));
-      ENCORE_ASSERT_OK(batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(tmp)},
-                                 KernelKind::kSimple));
+      ENCORE_ASSERT_OK(
+          batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(tmp)}, KernelKind::kSimple));
       std::fill(tmp.begin(), tmp.end(), gemm::GroupProblem{});
     }
     ENCORE_ASSERT_OK(batch.Add(c.args(), KernelKind::kPersistent));

@@ -19,8 +19,8 @@ namespace {
 
 using gemm::KernelKind;
 using testing::DeviceProblem;
-using testing::DirectReference;
 using testing::Dims;
+using testing::DirectReference;
 using testing::GpuRunner;
 using Outputs = std::vector<std::vector<uint16_t>>;
 
@@ -277,8 +277,10 @@ TEST_P(ExecutorGpuTest, BatchReplaysOneGraphAndPatchesNodes) {
   Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
-  const std::vector<std::vector<Dims>> shapes = {
-      {{128, 128, 256}}, {{64, 64, 128}, {32, 128, 64}}, {{96, 256, 128}}, {{64, 64, 128}, {32, 128, 64}}};
+  const std::vector<std::vector<Dims>> shapes = {{{128, 128, 256}},
+                                                 {{64, 64, 128}, {32, 128, 64}},
+                                                 {{96, 256, 128}},
+                                                 {{64, 64, 128}, {32, 128, 64}}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(shapes[i], 30 + i));
     ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
@@ -321,8 +323,7 @@ TEST_P(ExecutorGpuTest, EightThreadsConcurrently) {
     const std::vector<std::vector<Dims>> shapes = {
         {{128, 128, 128}}, {{128, 128, 128}}, {{16 + 16 * t, 64, 128}}};
     for (size_t i = 0; i < shapes.size(); ++i) {
-      ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p,
-                                  DeviceProblem::Create(shapes[i], 100 * t + i));
+      ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(shapes[i], 100 * t + i));
       ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, per[t].stream.get()));
       per[t].ps.push_back(std::move(p));
       per[t].refs.push_back(std::move(r));

@@ -79,7 +79,8 @@ class ExecutorTest : public ::testing::Test {
 const std::vector<Dims> kShape = {{64, 128, 128}, {32, 64, 256}, {0, 64, 128}, {17, 8, 64}};
 
 TEST_F(ExecutorTest, CreateValidatesArguments) {
-  EXPECT_FALSE(GraphExecutor::CreateWithBackend(nullptr, std::make_unique<HostGraphBackend>()).ok());
+  EXPECT_FALSE(
+      GraphExecutor::CreateWithBackend(nullptr, std::make_unique<HostGraphBackend>()).ok());
   EXPECT_FALSE(GraphExecutor::CreateWithBackend(&gemm_, nullptr).ok());
   ExecutorOptions bad;
   bad.min_repeats = 0;
@@ -97,15 +98,15 @@ TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
       {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = 0; }},
       {"min_repeats", [](ExecutorOptions& o) { o.min_repeats = -3; }},
       {"max_entries", [](ExecutorOptions& o) { o.max_entries = 0; }},
-      {"max_bindings_per_structure",
-       [](ExecutorOptions& o) { o.max_bindings_per_structure = 0; }},
+      {"max_bindings_per_structure", [](ExecutorOptions& o) { o.max_bindings_per_structure = 0; }},
       {"max_device_bytes", [](ExecutorOptions& o) { o.max_device_bytes = 0; }},
       {"recurrence_slots", [](ExecutorOptions& o) { o.recurrence_slots = 0; }},
       {"failure_backoff", [](ExecutorOptions& o) { o.failure_backoff = -1; }},
       {"m_bucket.multiple",
-       [](ExecutorOptions& o) { o.m_bucket = {MBucketMode::kMultiple, 0}; }},
-      {"m_bucket.mode",
-       [](ExecutorOptions& o) { o.m_bucket.mode = static_cast<MBucketMode>(7); }},
+       [](ExecutorOptions& o) {
+         o.m_bucket = {MBucketMode::kMultiple, 0};
+       }},
+      {"m_bucket.mode", [](ExecutorOptions& o) { o.m_bucket.mode = static_cast<MBucketMode>(7); }},
       {"max_batch_calls", [](ExecutorOptions& o) { o.max_batch_calls = 0; }},
       {"thrash.window", [](ExecutorOptions& o) { o.thrash.window = 0; }},
       {"thrash.engage_miss_ratio", [](ExecutorOptions& o) { o.thrash.engage_miss_ratio = 1.5; }},
@@ -126,8 +127,7 @@ TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
     auto made = GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), o);
     EXPECT_EQ(made.status().code(), absl::StatusCode::kInvalidArgument) << c.field;
     // The CUDA path validates before it touches the device, so this holds without a GPU too.
-    EXPECT_EQ(GraphExecutor::Create(&gemm_, o).status().code(),
-              absl::StatusCode::kInvalidArgument)
+    EXPECT_EQ(GraphExecutor::Create(&gemm_, o).status().code(), absl::StatusCode::kInvalidArgument)
         << c.field;
   }
 }
@@ -202,7 +202,7 @@ TEST_F(ExecutorTest, RotationWithinMaxBindingsReplaysVariantsWithoutPatching) {
   ExecutorOptions o;
   o.max_bindings_per_structure = 4;
   Make(o);
-  auto ps = BufferSets(3, kShape);  // same shapes, three input sets, called in rotation
+  auto ps = BufferSets(3, kShape);            // same shapes, three input sets, called in rotation
   ASSERT_NO_FATAL_FAILURE(Rotate(ps, 3, 3));  // warm-up
   const ExecutorCounters warm = exec_->counters();
   EXPECT_EQ(warm.captures, 3u) << "one variant per binding set";
@@ -362,8 +362,8 @@ TEST_F(ExecutorTest, SingleBufferChangeIsPatched) {
   // Mix: groups of p with q's C for group 1 only.
   std::vector<gemm::GroupProblem> mixed(p.args().groups.begin(), p.args().groups.end());
   mixed[1].c = q.args().groups[1].c;
-  ENCORE_ASSERT_OK(exec_->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(mixed)},
-                              FakeStream(1), KernelKind::kSimple));
+  ENCORE_ASSERT_OK(exec_->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(mixed)}, FakeStream(1),
+                              KernelKind::kSimple));
   EXPECT_EQ(exec_->counters().patches, 1u);
   EXPECT_EQ(exec_->counters().captures, 1u);
 }
@@ -792,8 +792,8 @@ TEST_F(ExecutorTest, SteadyStateBatchFlushAndRecorderReplayDoNotAllocate) {
   auto rec = SequenceRecorder::Create(exec_.get(), FakeStream(2));
   ASSERT_TRUE(rec.ok());
   auto step = [&] {
-    bool ok = (*rec)->Run(a.args()).ok() && (*rec)->Run(b.args()).ok() &&
-              (*rec)->Run(c.args()).ok();
+    bool ok =
+        (*rec)->Run(a.args()).ok() && (*rec)->Run(b.args()).ok() && (*rec)->Run(c.args()).ok();
     return ok && (*rec)->EndStep().ok();
   };
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(step());

@@ -28,8 +28,8 @@ absl::Status FakeGemm::CanImplement(const gemm::GroupedGemmArguments& args) cons
     const gemm::GroupProblem& p = args.groups[g];
     if (p.m < 0 || p.n <= 0 || p.k <= 0 || p.n % gemm::kNMultiple != 0 ||
         p.k % gemm::kKMultiple != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("fake gemm: group ", g, ": bad size m=", p.m,
-                                                     " n=", p.n, " k=", p.k));
+      return absl::InvalidArgumentError(
+          absl::StrCat("fake gemm: group ", g, ": bad size m=", p.m, " n=", p.n, " k=", p.k));
     }
     if (p.b == nullptr || p.sfb == nullptr ||
         (p.m > 0 && (p.a == nullptr || p.sfa == nullptr || p.c == nullptr))) {
@@ -59,10 +59,15 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   params.device_m = args.device_m;
   for (size_t g = 0; g < args.groups.size(); ++g) {
     const gemm::GroupProblem& p = args.groups[g];
-    params.groups[g] = FakeGroup{static_cast<const uint8_t*>(p.a), static_cast<const uint8_t*>(p.b),
+    params.groups[g] = FakeGroup{static_cast<const uint8_t*>(p.a),
+                                 static_cast<const uint8_t*>(p.b),
                                  static_cast<const uint8_t*>(p.sfa),
-                                 static_cast<const uint8_t*>(p.sfb), static_cast<uint16_t*>(p.c),
-                                 p.m, p.n, p.k, 0};
+                                 static_cast<const uint8_t*>(p.sfb),
+                                 static_cast<uint16_t*>(p.c),
+                                 p.m,
+                                 p.n,
+                                 p.k,
+                                 0};
   }
   static_assert(sizeof(FakeParams) <= gemm::kMaxParamBytes);
   plan->function = Function(variant);

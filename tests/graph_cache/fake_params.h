@@ -36,7 +36,7 @@ struct FakeGroup {
 
 struct FakeParams {
   int num_groups;
-  int variant;  // 0 simple, 1 persistent (which kernel function runs)
+  int variant;              // 0 simple, 1 persistent (which kernel function runs)
   const int32_t* device_m;  // dynamic M: rows computed per group = min(device_m[g], m)
   FakeGroup groups[gemm::kMaxGroups];
 };
@@ -51,8 +51,7 @@ ENCORE_FAKE_HD inline uint32_t FakeMix(uint32_t x) {
 }
 
 // Requires k ≥ 2 and r < m, j < n; SFA/SFB hold at least 512 bytes (BlockedScaleBytes ≥ 512).
-ENCORE_FAKE_HD inline uint16_t FakeValue(const FakeGroup& g, int group, int variant, int r,
-                                         int j) {
+ENCORE_FAKE_HD inline uint16_t FakeValue(const FakeGroup& g, int group, int variant, int r, int j) {
   const int half_k = g.k / 2;
   const uint32_t a = g.a[static_cast<int64_t>(r) * half_k + j % half_k];
   const uint32_t b = g.b[static_cast<int64_t>(j) * half_k + r % half_k];

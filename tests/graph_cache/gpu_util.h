@@ -40,10 +40,10 @@
 #include "gemm/grouped_gemm.h"
 #endif
 
-#define ENCORE_ASSERT_OK_AND_ASSIGN(lhs, expr)                   \
+#define ENCORE_ASSERT_OK_AND_ASSIGN(lhs, expr) \
   ENCORE_ASSERT_OK_AND_ASSIGN_IMPL(ENCORE_CONCAT(_gpu_sor_, __LINE__), lhs, expr)
-#define ENCORE_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                                     \
+#define ENCORE_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)    \
+  auto tmp = (expr);                                        \
   ASSERT_TRUE(tmp.ok()) << #expr << " -> " << tmp.status(); \
   lhs = std::move(*tmp)
 
@@ -102,7 +102,7 @@ class DeviceProblem {
       ENCORE_ASSIGN_OR_RETURN(b.sfb, Upload(b.sfb_host));
       ENCORE_ASSIGN_OR_RETURN(b.c, DeviceBuffer::Create(b.c_elems * sizeof(uint16_t)));
       p.groups_[g] = gemm::GroupProblem{b.a.get(), b.b.get(), b.sfa.get(), b.sfb.get(),
-                                        b.c.get(), d.m, d.n, d.k};
+                                        b.c.get(), d.m,       d.n,         d.k};
       p.buffers_.push_back(std::move(b));
     }
     ENCORE_ASSIGN_OR_RETURN(p.device_m_, DeviceBuffer::Create(gemm::kMaxGroups * sizeof(int32_t)));
@@ -156,8 +156,15 @@ class DeviceProblem {
     for (int g = 0; g < num_groups(); ++g) {
       const Buffers& b = buffers_[g];
       const gemm::GroupProblem& p = groups_[g];
-      const FakeGroup fg{b.a_host.data(), b.b_host.data(), b.sfa_host.data(), b.sfb_host.data(),
-                         nullptr, p.m, p.n, p.k, 0};
+      const FakeGroup fg{b.a_host.data(),
+                         b.b_host.data(),
+                         b.sfa_host.data(),
+                         b.sfb_host.data(),
+                         nullptr,
+                         p.m,
+                         p.n,
+                         p.k,
+                         0};
       int rows = p.m;
       if (dynamic_) rows = std::max(0, std::min<int>(device_m_host_[g], p.m));
       std::vector<uint16_t> c(b.c_elems, static_cast<uint16_t>(kSentinelByte * 0x101));

@@ -50,8 +50,8 @@ class HostProblem {
       Fill(sfa_[g], gemm::BlockedScaleBytes(rows > 0 ? rows : 1, d.k), rng);
       Fill(sfb_[g], gemm::BlockedScaleBytes(d.n, d.k), rng);
       c_[g].assign(static_cast<size_t>(rows > 0 ? rows : 1) * d.n, kSentinel);
-      groups_[g] = gemm::GroupProblem{a_[g].data(), b_[g].data(), sfa_[g].data(), sfb_[g].data(),
-                                      c_[g].data(), d.m, d.n, d.k};
+      groups_[g] = gemm::GroupProblem{
+          a_[g].data(), b_[g].data(), sfa_[g].data(), sfb_[g].data(), c_[g].data(), d.m, d.n, d.k};
     }
   }
   HostProblem(const HostProblem&) = delete;
@@ -76,7 +76,8 @@ class HostProblem {
   // Changes the input bytes (so a stale launch would produce different values).
   void Scramble(uint32_t seed) {
     std::mt19937 rng(seed);
-    for (auto& a : a_) for (auto& x : a) x = static_cast<uint8_t>(rng());
+    for (auto& a : a_)
+      for (auto& x : a) x = static_cast<uint8_t>(rng());
   }
 
   // Checks every C against FakeValue for `variant`; rows at or beyond the computed count keep
@@ -84,9 +85,15 @@ class HostProblem {
   ::testing::AssertionResult Check(int variant) const {
     for (int g = 0; g < num_groups(); ++g) {
       const gemm::GroupProblem& p = groups_[g];
-      const FakeGroup fg{static_cast<const uint8_t*>(p.a), static_cast<const uint8_t*>(p.b),
-                         static_cast<const uint8_t*>(p.sfa), static_cast<const uint8_t*>(p.sfb),
-                         static_cast<uint16_t*>(p.c), p.m, p.n, p.k, 0};
+      const FakeGroup fg{static_cast<const uint8_t*>(p.a),
+                         static_cast<const uint8_t*>(p.b),
+                         static_cast<const uint8_t*>(p.sfa),
+                         static_cast<const uint8_t*>(p.sfb),
+                         static_cast<uint16_t*>(p.c),
+                         p.m,
+                         p.n,
+                         p.k,
+                         0};
       int rows = p.m;
       if (!device_m_.empty()) rows = std::max(0, std::min<int>(device_m_[g], p.m));
       const size_t total = c_[g].size() / static_cast<size_t>(p.n);
@@ -98,8 +105,8 @@ class HostProblem {
                                     : kSentinel;
           if (got != want) {
             return ::testing::AssertionFailure()
-                   << "group " << g << " C[" << r << "][" << j << "] = " << got << ", want "
-                   << want << " (rows " << rows << ", variant " << variant << ")";
+                   << "group " << g << " C[" << r << "][" << j << "] = " << got << ", want " << want
+                   << " (rows " << rows << ", variant " << variant << ")";
           }
         }
       }

@@ -108,7 +108,8 @@ TEST(LruBudgetTest, RemoveAndTouchKeepListConsistent) {
   lru.Touch(&it[1]);
   lru.Remove(&it[3]);  // twice: no-op
   std::vector<int> order;
-  for (LruNode* n = lru.mru(); n != nullptr; n = n->lru_next) order.push_back(static_cast<Item*>(n)->id);
+  for (LruNode* n = lru.mru(); n != nullptr; n = n->lru_next)
+    order.push_back(static_cast<Item*>(n)->id);
   EXPECT_EQ(order, (std::vector<int>{1, 4, 2}));
   EXPECT_EQ(lru.entries(), 3u);
   EXPECT_EQ(static_cast<Item*>(lru.lru())->id, 2);

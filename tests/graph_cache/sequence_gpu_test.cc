@@ -13,8 +13,8 @@ namespace encore::graph_cache {
 namespace {
 
 using testing::DeviceProblem;
-using testing::DirectReference;
 using testing::Dims;
+using testing::DirectReference;
 using testing::GpuRunner;
 using Outputs = std::vector<std::vector<uint16_t>>;
 

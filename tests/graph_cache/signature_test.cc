@@ -22,7 +22,10 @@ std::vector<GroupProblem> MakeGroups(int ng) {
                         reinterpret_cast<const void*>(base + 0x200),
                         reinterpret_cast<const void*>(base + 0x300),
                         reinterpret_cast<const void*>(base + 0x400),
-                        reinterpret_cast<void*>(base + 0x500), 64 + i, 128, 256};
+                        reinterpret_cast<void*>(base + 0x500),
+                        64 + i,
+                        128,
+                        256};
   }
   return g;
 }
@@ -109,10 +112,10 @@ TEST(SignatureTest, OnlyTheUsedPrefixIsCompared) {
   const auto g64 = MakeGroups(64);
   const auto g2 = MakeGroups(2);
   CallSignature reused;
-  ENCORE_ASSERT_OK(BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(g64)},
-                                  KernelKind::kAuto, {}, &reused));
-  ENCORE_ASSERT_OK(BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(g2)},
-                                  KernelKind::kAuto, {}, &reused));
+  ENCORE_ASSERT_OK(BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(g64)}, KernelKind::kAuto,
+                                  {}, &reused));
+  ENCORE_ASSERT_OK(BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(g2)}, KernelKind::kAuto,
+                                  {}, &reused));
   const CallSignature fresh = Sign(g2);
   EXPECT_EQ(reused.key, fresh.key);
   EXPECT_EQ(reused.binding, fresh.binding);
@@ -124,10 +127,10 @@ TEST(SignatureTest, RejectsBadGroupCounts) {
   EXPECT_EQ(BuildSignature(GroupedGemmArguments{}, KernelKind::kAuto, {}, &s).code(),
             absl::StatusCode::kInvalidArgument);
   std::vector<GroupProblem> too_many(gemm::kMaxGroups + 1, MakeGroups(1)[0]);
-  EXPECT_EQ(BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(too_many)},
-                           KernelKind::kAuto, {}, &s)
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      BuildSignature(GroupedGemmArguments{absl::MakeConstSpan(too_many)}, KernelKind::kAuto, {}, &s)
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   auto neg = MakeGroups(2);
   neg[1].m = -1;
   EXPECT_FALSE(
