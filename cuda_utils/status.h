@@ -25,11 +25,19 @@ namespace encore {
 
 }  // namespace encore
 
-#define ENCORE_RETURN_IF_CUDA_ERROR(expr, what)                                         \
-  do {                                                                                  \
-    if (absl::Status _encore_s = ::encore::ToStatus((expr), (what)); !_encore_s.ok()) { \
-      return _encore_s;                                                                 \
-    }                                                                                   \
+namespace encore::internal {
+inline bool IsCudaError(cudaError_t e) { return e != cudaSuccess; }
+inline bool IsCudaError(CUresult e) { return e != CUDA_SUCCESS; }
+}  // namespace encore::internal
+
+// NOTES: `what` is evaluated only when the call failed, so a message built with absl::StrCat
+// costs nothing (no allocation) on the per-call paths.
+#define ENCORE_RETURN_IF_CUDA_ERROR(expr, what)       \
+  do {                                                \
+    const auto _encore_e = (expr);                    \
+    if (::encore::internal::IsCudaError(_encore_e)) { \
+      return ::encore::ToStatus(_encore_e, (what));   \
+    }                                                 \
   } while (0)
 
 #define ENCORE_RETURN_IF_ERROR(expr)                        \

@@ -204,21 +204,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream, bool pdl) const override {
     if (plan.function == nullptr) return absl::InvalidArgumentError("plan is not prepared");
-    cudaLaunchConfig_t config{};
-    config.gridDim = plan.grid;
-    config.blockDim = plan.block;
-    config.dynamicSmemBytes = plan.dynamic_smem_bytes;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    if (pdl && plan.supports_pdl) {
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      config.attrs = attr;
-      config.numAttrs = 1;
-    }
-    void* kernel_args[1] = {const_cast<unsigned char*>(plan.params)};
     ENCORE_RETURN_IF_CUDA_ERROR(
-        cudaLaunchKernelExC(&config, plan.function, kernel_args),
+        LaunchOnStream(plan, stream, pdl),
         absl::StrCat("cudaLaunchKernelEx(", KernelKindName(plan.kind), " NVFP4 grouped GEMM)"));
     return absl::OkStatus();
   }

@@ -71,6 +71,26 @@ struct LaunchPlan {
   }
 };
 
+// cudaLaunchKernelEx of `plan` on `stream`, with programmatic stream serialization (PDL) when
+// `pdl` is asked and the plan supports it. Enqueues exactly one kernel and nothing else, so a
+// stream capture of it yields one kernel node.
+inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = plan.grid;
+  config.blockDim = plan.block;
+  config.dynamicSmemBytes = plan.dynamic_smem_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (pdl && plan.supports_pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  void* kernel_args[1] = {const_cast<unsigned char*>(plan.params)};
+  return cudaLaunchKernelExC(&config, plan.function, kernel_args);
+}
+
 }  // namespace encore::gemm
 
 #endif  // ENCORE_GEMM_LAUNCH_H_

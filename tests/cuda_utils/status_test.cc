@@ -1,5 +1,7 @@
 #include "cuda_utils/status.h"
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
@@ -36,6 +38,27 @@ TEST(ToStatus, DriverErrorNamesTheCallAndCode) {
 absl::Status ReturnsThrough(cudaError_t e) {
   ENCORE_RETURN_IF_CUDA_ERROR(e, "step");
   return absl::OkStatus();
+}
+
+int what_evaluations = 0;
+std::string CountedWhat() {
+  ++what_evaluations;
+  return "counted step";
+}
+
+absl::Status ReturnsThroughCounted(cudaError_t e) {
+  ENCORE_RETURN_IF_CUDA_ERROR(e, CountedWhat());
+  return absl::OkStatus();
+}
+
+// The per-call paths build messages with absl::StrCat: on success they must cost nothing.
+TEST(ToStatus, MessageIsBuiltOnlyOnFailure) {
+  what_evaluations = 0;
+  EXPECT_TRUE(ReturnsThroughCounted(cudaSuccess).ok());
+  EXPECT_EQ(what_evaluations, 0);
+  const absl::Status s = ReturnsThroughCounted(cudaErrorLaunchFailure);
+  EXPECT_EQ(what_evaluations, 1);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "counted step: ")) << s;
 }
 
 TEST(ToStatus, ReturnMacroPropagates) {

@@ -112,20 +112,7 @@ absl::Status FakeGemm::Launch(const gemm::LaunchPlan& plan, cudaStream_t stream,
     ExecuteOnHost(params);
     return absl::OkStatus();
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = plan.grid;
-  config.blockDim = plan.block;
-  config.dynamicSmemBytes = plan.dynamic_smem_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1];
-  if (pdl && plan.supports_pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-  }
-  void* args[1] = {const_cast<unsigned char*>(plan.params)};
-  ENCORE_RETURN_IF_CUDA_ERROR(cudaLaunchKernelExC(&config, plan.function, args),
+  ENCORE_RETURN_IF_CUDA_ERROR(gemm::LaunchOnStream(plan, stream, pdl),
                               "cudaLaunchKernelExC(fake gemm)");
   return absl::OkStatus();
 }
