@@ -2,6 +2,7 @@
 // caching, determinism and error paths. The driver's tensor-map encoder is replaced by a fake.
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -15,6 +16,19 @@
 #include "gemm/problem.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
+
+// Counts heap allocations made by this thread while g_count_allocations is set.
+thread_local bool g_count_allocations = false;
+std::atomic<int64_t> g_allocations{0};
+
+void* operator new(size_t n) {
+  if (g_count_allocations) g_allocations.fetch_add(1);
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) std::abort();
+  return p;
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace encore::gemm {
 namespace {
@@ -126,6 +140,29 @@ TEST_F(Sm90RunnerHostTest, PrepareIsDeterministicAndPointerSensitive) {
   moved[1].c = static_cast<char*>(moved[1].c) + 16;
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{moved}, other.get()));
   EXPECT_FALSE(first->SameLaunch(*other)) << "a new C pointer must change the parameter block";
+}
+
+// The steady-state call path: once the tensor maps and the tiling choice are cached, Prepare
+// (direct launches, graph-node patches) allocates nothing.
+TEST_F(Sm90RunnerHostTest, WarmPrepareAllocatesNothing) {
+  const auto a = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 20);
+  const auto b = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 21);
+  g_allocations = 0;
+  g_count_allocations = true;  // the counter works: a cold Prepare fills the caches
+  const absl::Status cold = gemm_->Prepare(GroupedGemmArguments{a}, plan_.get());
+  g_count_allocations = false;
+  ENCORE_ASSERT_OK(cold);
+  EXPECT_GT(g_allocations.load(), 0);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{b}, plan_.get()));
+  g_allocations = 0;
+  g_count_allocations = true;
+  absl::Status s = absl::OkStatus();
+  for (int i = 0; i < 10 && s.ok(); ++i) {
+    s = gemm_->Prepare(GroupedGemmArguments{i % 2 ? a : b}, plan_.get());
+  }
+  g_count_allocations = false;
+  ENCORE_ASSERT_OK(s);
+  EXPECT_EQ(g_allocations.load(), 0);
 }
 
 TEST_F(Sm90RunnerHostTest, EmptyGroupsEncodeNothing) {
