@@ -143,22 +143,9 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
 absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const InputSets& tiny) {
   cudaStream_t s = ctx->stream.get();
   const void* fn = EmptyKernel();
-  auto launch_empty = [&]() {
-    return ToStatus(cudaLaunchKernel(fn, dim3(1), dim3(32), nullptr, 0, s), "empty kernel");
-  };
-  auto host_cost = [&](const std::function<absl::Status()>& f, double* us) -> absl::Status {
-    std::vector<double> per_round;
-    for (int round = 0; round < 20; ++round) {
-      const double t0 = NowUs();  // one clock pair around 100 back-to-back launches
-      for (int i = 0; i < 100; ++i) ENCORE_RETURN_IF_ERROR(f());
-      const double t = NowUs() - t0;
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
-      if (round >= 2) per_round.push_back(t / 100);
-    }
-    *us = Median(per_round);
-    return absl::OkStatus();
-  };
-  ENCORE_RETURN_IF_ERROR(host_cost(launch_empty, &ctx->floors.kernel_launch));
+  // Graphs of 1 and 15 empty kernels.
+  std::vector<Graph> graphs;
+  std::vector<GraphExec> execs;
   for (int nodes : {1, 15}) {
     ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
     cudaGraphNode_t prev = nullptr;
@@ -175,34 +162,61 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
     }
     ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
     ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
-    double* dst = nodes == 1 ? &ctx->floors.graph_launch_1 : &ctx->floors.graph_launch_15;
-    ENCORE_RETURN_IF_ERROR(
-        host_cost([&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "graph launch"); }, dst));
+    graphs.push_back(std::move(g));
+    execs.push_back(std::move(x));
   }
+  // A 1-node graph of the GEMM kernel (tiny problem), and two plans to patch it with.
   auto plan = std::make_unique<gemm::LaunchPlan>();
-  ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(0), plan.get()));
-  void* slot = nullptr;
-  const cudaKernelNodeParams p = plan->NodeParams(&slot);
-  ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
-  cudaGraphNode_t node;
-  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphAddKernelNode(&node, g.get(), nullptr, 0, &p),
-                              "add GEMM kernel node");
-  ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
-  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
-  ENCORE_RETURN_IF_ERROR(
-      host_cost([&]() { return ToStatus(cudaGraphLaunch(x.get(), s), "GEMM graph launch"); },
-                &ctx->floors.graph_launch_1_gemm));
   auto other = std::make_unique<gemm::LaunchPlan>();
+  ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(0), plan.get()));
   ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(1), other.get()));
+  void* slot = nullptr;
   void* other_slot = nullptr;
+  const cudaKernelNodeParams p = plan->NodeParams(&slot);
   const cudaKernelNodeParams q = other->NodeParams(&other_slot);
+  ENCORE_ASSIGN_OR_RETURN(Graph gemm_graph, Graph::Create());
+  cudaGraphNode_t node;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphAddKernelNode(&node, gemm_graph.get(), nullptr, 0, &p),
+                              "add GEMM kernel node");
+  ENCORE_ASSIGN_OR_RETURN(GraphExec gemm_exec, GraphExec::Instantiate(gemm_graph.get()));
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(gemm_exec.get(), s), "graph upload");
   int flip = 0;
-  ENCORE_RETURN_IF_ERROR(host_cost(
-      [&]() {
-        const cudaKernelNodeParams* next = (flip ^= 1) ? &q : &p;
-        return ToStatus(cudaGraphExecKernelNodeSetParams(x.get(), node, next), "node patch");
-      },
-      &ctx->floors.patch_gemm_node));
+
+  struct Floor {
+    double* out;
+    std::function<absl::Status()> op;
+    std::vector<double> rounds;
+  };
+  std::vector<Floor> floors;
+  floors.push_back({&ctx->floors.kernel_launch, [&] {
+                      return ToStatus(cudaLaunchKernel(fn, dim3(1), dim3(32), nullptr, 0, s),
+                                      "empty kernel");
+                    }});
+  floors.push_back({&ctx->floors.graph_launch_1,
+                    [&] { return ToStatus(cudaGraphLaunch(execs[0].get(), s), "graph launch"); }});
+  floors.push_back({&ctx->floors.graph_launch_15,
+                    [&] { return ToStatus(cudaGraphLaunch(execs[1].get(), s), "graph launch"); }});
+  floors.push_back({&ctx->floors.graph_launch_1_gemm, [&] {
+                      return ToStatus(cudaGraphLaunch(gemm_exec.get(), s), "GEMM graph launch");
+                    }});
+  floors.push_back({&ctx->floors.patch_gemm_node, [&] {
+                      const cudaKernelNodeParams* next = (flip ^= 1) ? &q : &p;
+                      return ToStatus(cudaGraphExecKernelNodeSetParams(gemm_exec.get(), node, next),
+                                      "node patch");
+                    }});
+  // NOTES: the floors' rounds are interleaved (round r of every floor before round r + 1 of any),
+  // so drift of the machine during the measurement affects them alike; measured one after the
+  // other they came out in opposite orders on two machines (runs 10 and 11).
+  for (int round = 0; round < 30; ++round) {
+    for (Floor& f : floors) {
+      const double t0 = NowUs();  // one clock pair around 100 back-to-back operations
+      for (int i = 0; i < 100; ++i) ENCORE_RETURN_IF_ERROR(f.op());
+      const double t = NowUs() - t0;
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
+      if (round >= 3) f.rounds.push_back(t / 100);
+    }
+  }
+  for (Floor& f : floors) *f.out = Median(f.rounds);
   return absl::OkStatus();
 }
 
