@@ -58,16 +58,7 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   params.variant = variant;
   params.device_m = args.device_m;
   for (size_t g = 0; g < args.groups.size(); ++g) {
-    const gemm::GroupProblem& p = args.groups[g];
-    params.groups[g] = FakeGroup{static_cast<const uint8_t*>(p.a),
-                                 static_cast<const uint8_t*>(p.b),
-                                 static_cast<const uint8_t*>(p.sfa),
-                                 static_cast<const uint8_t*>(p.sfb),
-                                 static_cast<uint16_t*>(p.c),
-                                 p.m,
-                                 p.n,
-                                 p.k,
-                                 0};
+    params.groups[g] = FakeGroupOf(args.groups[g]);
   }
   static_assert(sizeof(FakeParams) <= gemm::kMaxParamBytes);
   plan->function = Function(variant);

@@ -34,6 +34,19 @@ struct FakeGroup {
   int pad;
 };
 
+// The fake's view of one group of a call.
+inline FakeGroup FakeGroupOf(const gemm::GroupProblem& p) {
+  return FakeGroup{static_cast<const uint8_t*>(p.a),
+                   static_cast<const uint8_t*>(p.b),
+                   static_cast<const uint8_t*>(p.sfa),
+                   static_cast<const uint8_t*>(p.sfb),
+                   static_cast<uint16_t*>(p.c),
+                   p.m,
+                   p.n,
+                   p.k,
+                   0};
+}
+
 struct FakeParams {
   int num_groups;
   int variant;              // 0 simple, 1 persistent (which kernel function runs)

@@ -85,15 +85,7 @@ class HostProblem {
   ::testing::AssertionResult Check(int variant) const {
     for (int g = 0; g < num_groups(); ++g) {
       const gemm::GroupProblem& p = groups_[g];
-      const FakeGroup fg{static_cast<const uint8_t*>(p.a),
-                         static_cast<const uint8_t*>(p.b),
-                         static_cast<const uint8_t*>(p.sfa),
-                         static_cast<const uint8_t*>(p.sfb),
-                         static_cast<uint16_t*>(p.c),
-                         p.m,
-                         p.n,
-                         p.k,
-                         0};
+      const FakeGroup fg = FakeGroupOf(p);
       int rows = p.m;
       if (!device_m_.empty()) rows = std::max(0, std::min<int>(device_m_[g], p.m));
       const size_t total = c_[g].size() / static_cast<size_t>(p.n);
