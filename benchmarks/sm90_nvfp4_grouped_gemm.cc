@@ -157,6 +157,7 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
       benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["tiles"] = plans[0]->num_tiles;
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
+  state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
   state.SetLabel(KernelKindName(plans[0]->kind));
 }
 
@@ -172,9 +173,29 @@ const BenchShape kShapes[] = {
     {"s3", {128, 384}, 4096, 1536},
 };
 
+// Where stream-K should pay: few tiles with long K (an MoE decode step touching one or a few
+// experts): one 128 x 256 tile with K = 7168 runs on one SM of 132 without it.
+const BenchShape kFewTileShapes[] = {
+    {"one_tile", {128}, 256, 7168},
+    {"decode8", {16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168},
+};
+
 void Register() {
+  for (const BenchShape& s : kFewTileShapes) {
+    for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
+      benchmark::RegisterBenchmark(
+          (std::string("fewtiles/") + s.name + "/" + KernelKindName(kind)).c_str(),
+          [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(1)
+          ->Repetitions(15)
+          ->ReportAggregatesOnly(true);
+    }
+  }
   for (const BenchShape& s : kShapes) {
-    for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent}) {
+    for (KernelKind kind :
+         {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
       benchmark::RegisterBenchmark(
           (std::string("gpumode/") + s.name + "/" + KernelKindName(kind)).c_str(),
           [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })

@@ -22,6 +22,7 @@
 #include "base/mutex.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
+#include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/heuristics.h"
 #include "gemm/internal/sm90_runner.h"
@@ -126,10 +127,11 @@ class TensorMapCache {
       index_;
 };
 
-// NOTES: ChooseMTileCap simulates the block scheduler over every tile for several row caps (tens
-// of µs for GPU MODE-sized problems), far too slow for the per-call path. Its answer depends only
-// on the sorted (m, n, k) list, so it is computed once per distinct list and remembered here.
-// Building the key allocates nothing; the map allocates only when a new list is inserted.
+// NOTES: ChooseShape (ChooseMTileCap) simulates the block scheduler over every tile for several row
+// caps (tens of µs for GPU MODE-sized problems), far too slow for the per-call path. Its answer
+// depends only on the sorted (m, n, k) list, so it is computed once per distinct list and
+// remembered here. Building the key allocates nothing; the map allocates only when a new list is
+// inserted.
 struct ShapeList {
   int count = 0;
   std::array<int, 3 * kMaxGroups> dims;  // only [0, 3 * count) is meaningful
@@ -143,12 +145,12 @@ struct ShapeList {
   }
 };
 
-class MTileCapMemo {
+class ShapeChoiceMemo {
  public:
   static constexpr size_t kMaxEntries = 4096;
 
   template <typename Groups>
-  int Get(const Groups& sorted, int num_groups, int sm_count) {
+  ShapeChoice Get(const Groups& sorted, int num_groups, int sm_count, bool allow_stream_k) {
     ShapeList key;
     key.count = num_groups;
     for (int s = 0; s < num_groups; ++s) {
@@ -161,22 +163,26 @@ class MTileCapMemo {
       auto it = caps_.find(key);
       if (it != caps_.end()) return it->second;
     }
-    const int cap = ChooseMTileCap(sorted, num_groups, sm_count);
+    const ShapeChoice choice = ChooseShape(sorted, num_groups, sm_count, allow_stream_k);
     encore::MutexLock lock(&mu_);
     if (caps_.size() >= kMaxEntries) caps_.clear();  // bounded; recomputing is only slow
-    caps_.emplace(key, cap);
-    return cap;
+    caps_.emplace(key, choice);
+    return choice;
   }
 
  private:
   encore::Mutex mu_;
-  absl::flat_hash_map<ShapeList, int> caps_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<ShapeList, ShapeChoice> caps_ ABSL_GUARDED_BY(mu_);
 };
 
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
  public:
-  Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, size_t cache_capacity)
-      : info_(std::move(info)), maps_(api, cache_capacity) {}
+  Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, size_t cache_capacity, bool stream_k,
+                       bool has_device)
+      : info_(std::move(info)),
+        maps_(api, cache_capacity),
+        stream_k_(stream_k),
+        has_device_(has_device) {}
 
   absl::Status CanImplement(const GroupedGemmArguments& args) const override {
     ENCORE_RETURN_IF_ERROR(Validate(args));
@@ -242,10 +248,42 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       const GroupProblem& p = args.groups[order[s]];
       sorted[s] = {p.m, p.n, p.k};
     }
-    const int cap = m_tile_caps_.Get(sorted, num_groups, info_.sm_count);
+    if (kind == KernelKind::kStreamK && !stream_k_) {
+      return absl::FailedPreconditionError(
+          "kind = stream_k: this runner was created with RunnerOptions::stream_k = false");
+    }
+    const ShapeChoice choice = shape_choices_.Get(sorted, num_groups, info_.sm_count, stream_k_);
+    if (kind == KernelKind::kAuto && choice.stream_k) kind = KernelKind::kStreamK;
+    const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : choice.cap;
+    // NOTES: the kernels walk tiles in group-slot order and the persistent one deals them out in
+    // snake-ordered rounds, which balances only if tiles come in decreasing cost. A group's tile
+    // cost is k-blocks x rows per tile (not M: M = 248 makes two 128-row tiles, M = 128 one), so
+    // the slots are re-sorted by that cost (stable: equal costs keep the M order). Measured on
+    // GPU MODE shape 0: sorted by M, the persistent kernel took 214 us where the block
+    // scheduler's greedy order (simple kernel) took 169 (benchmarks/results/NOTES.md, run 13).
+    std::array<long long, kMaxGroups> cost;
+    for (int s = 0; s < num_groups; ++s) {
+      const MTiling mt = ChooseMTiling(sorted[s].m, cap);
+      cost[s] = mt.tiles == 0 ? -1
+                              : static_cast<long long>(mt.rows + 24) *
+                                    ((sorted[s].k + TileShape::kBlockK - 1) / TileShape::kBlockK);
+    }
+    for (int s = 1; s < num_groups; ++s) {
+      const int g = order[s];
+      const long long c = cost[s];
+      int j = s;
+      while (j > 0 && cost[j - 1] < c) {
+        order[j] = order[j - 1];
+        cost[j] = cost[j - 1];
+        --j;
+      }
+      order[j] = g;
+      cost[j] = c;
+    }
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
+    long long units = 0;                      // k-blocks of all tiles so far (stream-K)
     std::array<MapKey, 2 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
     std::array<CUtensorMap*, 2 * kMaxGroups> outs;
     int num_keys = 0;
@@ -264,8 +302,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       gi.tile_start = tiles;
       gi.m_tiles = std::max(mt.tiles, 1);
       gi.tile_rows = mt.rows;
+      gi.unit_start = units;
       if (mt.tiles == 0) continue;
-      tiles += mt.tiles * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+      const int group_tiles = mt.tiles * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+      tiles += group_tiles;
+      units += static_cast<long long>(group_tiles) *
+               ((p.k + TileShape::kBlockK - 1) / TileShape::kBlockK);
       keys[num_keys] = MapKey{p.a, p.m, p.k, MapRole::kTokens};
       outs[num_keys++] = &params->maps[s].a;
       keys[num_keys] = MapKey{p.b, p.n, p.k, MapRole::kWeights};
@@ -277,7 +319,30 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     params->num_tiles = tiles;
 
     if (kind == KernelKind::kAuto) kind = ChooseKernel(tiles, info_.sm_count);
-    const int grid = kind == KernelKind::kPersistent ? std::min(tiles, info_.sm_count) : tiles;
+    int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
+    if (kind == KernelKind::kStreamK) {
+      grid = info_.sm_count;
+      const int whole = StreamKWholeTiles(tiles, grid);
+      params->dp_tiles = whole;
+      long long unit_begin = units;
+      for (int s = 0; s < num_groups; ++s) {  // the unit where tile `whole` starts
+        const GroupInfo& gi = params->info[s];
+        const int group_tiles = s + 1 < num_groups ? params->info[s + 1].tile_start - gi.tile_start
+                                                   : tiles - gi.tile_start;
+        if (whole >= gi.tile_start && whole < gi.tile_start + group_tiles) {
+          unit_begin = gi.unit_start + static_cast<long long>(whole - gi.tile_start) *
+                                           ((gi.k + TileShape::kBlockK - 1) / TileShape::kBlockK);
+          break;
+        }
+      }
+      params->sk_unit_begin = unit_begin;
+      params->sk_units = units - unit_begin;
+      ENCORE_ASSIGN_OR_RETURN(void* workspace, StreamKWorkspace(grid));
+      params->sk_partials = static_cast<float*>(workspace);
+      params->sk_counters = reinterpret_cast<int*>(static_cast<char*>(workspace) +
+                                                   static_cast<size_t>(grid) * 2 *
+                                                       sm90::kStreamKSlotFloats * sizeof(float));
+    }
     plan->function = sm90::KernelFunction(kind, kGroups);
     if (plan->function == nullptr) {
       return absl::InvalidArgumentError(
@@ -293,9 +358,30 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return absl::OkStatus();
   }
 
+  // The stream-K workspace for `ctas` CTAs: allocated (counters zeroed) by the first stream-K
+  // plan, then reused by every plan of this runner (no allocation once warm).
+  absl::StatusOr<void*> StreamKWorkspace(int ctas) {
+    std::lock_guard<std::mutex> lock(workspace_mu_);
+    const size_t bytes = sm90::StreamKWorkspaceBytes(ctas);
+    if (workspace_.size() >= bytes) return workspace_.get();
+    if (!has_device_) {
+      return absl::FailedPreconditionError(
+          "stream-K needs a device workspace (runner without device)");
+    }
+    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(bytes));
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemset(buffer.get(), 0, bytes),
+                                "cudaMemset(stream-K workspace)");
+    workspace_ = std::move(buffer);
+    return workspace_.get();
+  }
+
   DeviceInfo info_;
   TensorMapCache maps_;
-  MTileCapMemo m_tile_caps_;
+  ShapeChoiceMemo shape_choices_;
+  const bool stream_k_;
+  const bool has_device_;
+  std::mutex workspace_mu_;
+  DeviceBuffer workspace_;
 };
 
 }  // namespace
@@ -303,7 +389,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 namespace internal {
 std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
                                                                 size_t tensor_map_cache_capacity) {
-  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, tensor_map_cache_capacity);
+  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, tensor_map_cache_capacity,
+                                                /*stream_k=*/false, /*has_device=*/false);
 }
 }  // namespace internal
 
@@ -326,7 +413,8 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");
   return std::unique_ptr<Nvfp4GroupedGemm>(
-      new Sm90Nvfp4GroupedGemm(std::move(info), api, options.tensor_map_cache_capacity));
+      new Sm90Nvfp4GroupedGemm(std::move(info), api, options.tensor_map_cache_capacity,
+                               options.stream_k, /*has_device=*/true));
 }
 
 absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream, KernelKind kind) {

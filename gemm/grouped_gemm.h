@@ -30,6 +30,12 @@ namespace encore::gemm {
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
+  // Let kAuto choose stream-K (KernelKind::kStreamK) where the model predicts >= 10% gain.
+  // NOTES: stream-K plans share one workspace per runner (~35 MB on 132 SMs: fp32 partial tiles
+  // and arrival counters, allocated by the first such plan), so launches of stream-K plans
+  // through one runner must be stream-ordered: one stream, or streams the caller orders with
+  // events (as a cuBLAS handle's workspace). Use one runner per concurrent stream, or false.
+  bool stream_k = true;
 };
 
 class Nvfp4GroupedGemm {

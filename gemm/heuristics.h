@@ -35,7 +35,8 @@ inline constexpr int kMTileCaps[] = {256, 192, 128, 96, 64};
 // k_blocks * (rows + 24) + 48 (per-tile prologue/epilogue in row-equivalents; a rough fit).
 // `m`, `n`, `k` are in kernel order (groups sorted by M, largest first). No allocation.
 template <typename Groups>
-long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm_count) {
+long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm_count,
+                           int rows_fixed = 24) {
   constexpr int kMaxSms = 1024;
   long long load[kMaxSms] = {};  // min-heap of SM loads
   const int sms = std::min(sm_count, kMaxSms);
@@ -60,7 +61,7 @@ long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm
         int rows = std::min(mt.rows, groups[g].m - i * mt.rows);
         rows = (rows + sm90::TileShape::kMGranule - 1) / sm90::TileShape::kMGranule *
                sm90::TileShape::kMGranule;
-        push_min(static_cast<long long>(kblocks) * (rows + 24) + 48);
+        push_min(static_cast<long long>(kblocks) * (rows + rows_fixed) + 48);
       }
     }
   }
@@ -91,13 +92,80 @@ int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
   return best;
 }
 
-// The simple kernel lets the hardware block scheduler balance tiles of unequal cost (tiles are
-// ordered largest first); the persistent kernel saves the per-CTA prologue and overlaps each
-// tile's epilogue with the next tile's loads, which pays once there is more than one wave.
-// Measured on the H200 (benchmarks/results/crossover.txt): simple 0.6-2% faster at <= 0.97 tiles
-// per SM, persistent 2-6% faster from 1.94 tiles per SM on.
+// Stream-K (one CTA per SM; the tiles left after the last full wave split along K over the CTAs,
+// at least StreamKPartition::kMinUnits k-blocks each) with the largest tiles: estimated as
+// kStreamKUnitCost/10 x total cost / CTAs + kStreamKFixupCost. Fitted to the H200 (runs 14-16,
+// benchmarks/results/NOTES.md): a k-block costs about the same at 16 and at 128 token rows (the
+// weight dequantization dominates: rows + kKBlockFixedRows), and stream-K ran 1.4-1.8x its ideal
+// total / SMs on the GPU MODE shapes (fixups, pipeline ramps per piece, weight k-blocks no longer
+// read in step by the CTAs sharing them), losing to whole tiles on all four. It pays where few
+// tiles leave most SMs idle: one 128 x 256 tile with K = 7168, 2.2x; 8 x M = 16, 1.3x.
+inline constexpr int kKBlockFixedRows = 1000;
+inline constexpr long long kStreamKUnitCost = 16;  // tenths
+inline constexpr long long kStreamKFixupCost = 800;
+
+template <typename Groups>
+long long EstimateStreamK(const Groups& groups, int num_groups, int sm_count) {
+  using T = sm90::TileShape;
+  long long total = 0, units = 0;
+  for (int g = 0; g < num_groups; ++g) {
+    const MTiling mt = ChooseMTiling(groups[g].m, T::kMaxBlockM);
+    const int n_tiles = (groups[g].n + T::kBlockN - 1) / T::kBlockN;
+    const int kblocks = (groups[g].k + T::kBlockK - 1) / T::kBlockK;
+    for (int i = 0; i < mt.tiles; ++i) {
+      int rows = std::min(mt.rows, groups[g].m - i * mt.rows);
+      rows = (rows + T::kMGranule - 1) / T::kMGranule * T::kMGranule;
+      total += static_cast<long long>(n_tiles) *
+               (static_cast<long long>(kblocks) * (rows + kKBlockFixedRows) + 48);
+      units += static_cast<long long>(n_tiles) * kblocks;
+    }
+  }
+  const long long ctas = sm90::StreamKPartition::Make(units, std::max(sm_count, 1)).ctas;
+  return kStreamKUnitCost * ((total + ctas - 1) / std::max(ctas, 1LL)) / 10 + kStreamKFixupCost;
+}
+
+// What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
+// and whether kAuto takes stream-K (always with the largest tiles): only when whole tiles would
+// leave at least half the SMs idle and the model gives stream-K a 10% lead.
+struct ShapeChoice {
+  int cap = sm90::TileShape::kMaxBlockM;
+  bool stream_k = false;
+};
+template <typename Groups>
+ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k) {
+  ShapeChoice c;
+  c.cap = ChooseMTileCap(groups, num_groups, sm_count);
+  long long tiles = 0;
+  for (int g = 0; g < num_groups; ++g) {
+    tiles += static_cast<long long>(ChooseMTiling(groups[g].m, c.cap).tiles) *
+             ((groups[g].n + sm90::TileShape::kBlockN - 1) / sm90::TileShape::kBlockN);
+  }
+  if (!allow_stream_k || tiles == 0 || 2 * tiles > sm_count) return c;
+  const long long whole = EstimateMakespan(groups, num_groups, c.cap, sm_count, kKBlockFixedRows);
+  const long long sk = EstimateStreamK(groups, num_groups, sm_count);
+  c.stream_k = 10 * sk < 9 * whole;
+  return c;
+}
+
+// Stream-K split of a tile table: whole tiles in full waves first, then the rest split. With
+// less than half a wave left over, the last full wave joins the split part (finer balance).
+inline int StreamKWholeTiles(int tiles, int ctas) {
+  int rounds = tiles / ctas;
+  const int left = tiles - rounds * ctas;
+  if (left == 0) return tiles;
+  if (rounds >= 1 && 2 * left < ctas) --rounds;
+  return rounds * ctas;
+}
+
+// The simple kernel lets the hardware block scheduler balance tiles of unequal cost greedily;
+// the persistent kernel deals them out in fixed snake-ordered rounds (tiles sorted by cost),
+// saving the per-CTA prologue and overlapping each tile's epilogue with the next tile's loads.
+// Measured on the H200 with the current kernel (run 15, benchmarks/results/NOTES.md): uniform
+// tiles, persistent 1-4% faster from ~2 tiles per SM on (crossover/*); ragged tiles (GPU MODE
+// shape 1, 2.76 tiles per SM) simple 10% faster (87.6 vs 97.1 us), shape 0 (1.33) simple 1%.
+// So the persistent kernel only past 3 tiles per SM.
 inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
-  return num_tiles > sm_count ? KernelKind::kPersistent : KernelKind::kSimple;
+  return num_tiles > 3 * sm_count ? KernelKind::kPersistent : KernelKind::kSimple;
 }
 
 }  // namespace encore::gemm

@@ -17,7 +17,9 @@
 
 namespace encore::gemm {
 
-enum class KernelKind : int { kAuto = 0, kSimple = 1, kPersistent = 2 };
+// kStreamK: persistent, with the last partial wave's tiles split along K over all CTAs (their
+// fp32 partials meet in the runner's workspace; see Nvfp4GroupedGemm).
+enum class KernelKind : int { kAuto = 0, kSimple = 1, kPersistent = 2, kStreamK = 3 };
 
 inline const char* KernelKindName(KernelKind k) {
   switch (k) {
@@ -25,6 +27,8 @@ inline const char* KernelKindName(KernelKind k) {
       return "simple";
     case KernelKind::kPersistent:
       return "persistent";
+    case KernelKind::kStreamK:
+      return "stream_k";
     default:
       return "auto";
   }

@@ -10,18 +10,26 @@ static_assert(sizeof(Params<64>) <= kMaxParamBytes, "parameter block too large f
 static_assert(TileShape::kSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
 
 const void* KernelFunction(KernelKind kind, int group_capacity) {
-  const bool persistent = kind == KernelKind::kPersistent;
-  if (kind != KernelKind::kSimple && !persistent) return nullptr;
+#define ENCORE_SM90_KERNEL(G)                                                                      \
+  switch (kind) {                                                                                  \
+    case KernelKind::kSimple:                                                                      \
+      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple>);     \
+    case KernelKind::kPersistent:                                                                  \
+      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent>); \
+    case KernelKind::kStreamK:                                                                     \
+      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK>);    \
+    default:                                                                                       \
+      return nullptr;                                                                              \
+  }
   switch (group_capacity) {
     case 8:
-      return persistent ? reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<8, true>)
-                        : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<8, false>);
+      ENCORE_SM90_KERNEL(8)
     case 64:
-      return persistent ? reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<64, true>)
-                        : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<64, false>);
+      ENCORE_SM90_KERNEL(64)
     default:
       return nullptr;
   }
+#undef ENCORE_SM90_KERNEL
 }
 
 size_t ParamsBytes(int group_capacity) {
@@ -29,11 +37,11 @@ size_t ParamsBytes(int group_capacity) {
 }
 
 cudaError_t ConfigureKernels() {
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
     for (int cap : kGroupCapacities) {
-      cudaError_t err = cudaFuncSetAttribute(KernelFunction(kind, cap),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             TileShape::kSmemBytes);
+      cudaError_t err =
+          cudaFuncSetAttribute(KernelFunction(kind, cap),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, TileShape::kSmemBytes);
       if (err != cudaSuccess) return err;
     }
   }

@@ -33,6 +33,7 @@
 
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/tile_scheduler.cuh"
 #include "gemm/kernels/internal/token_dequant.cuh"
 #include "gemm/kernels/internal/wgmma_rs.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
@@ -47,6 +48,20 @@
 //    multiply (scale*2^7 per 16 k; fp16 subnormals possible, as for the weight fragments);
 // 0: exact e2m1*scale (two multiplies per half2).
 #define ENCORE_SM90_TOKEN_ONE_MUL (!ENCORE_SM90_WEIGHTS_NORMAL_FP16)
+#endif
+#ifndef ENCORE_SM90_CONSUMER_PIPE
+// 1: a stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's
+//    fragments are built while part p's wgmmas run (wgmma.wait_group 1). 0: parts of 8/kStrips
+//    steps, each built, run and waited for in turn (the two consumer warpgroups overlap).
+#define ENCORE_SM90_CONSUMER_PIPE 0
+#endif
+// Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
+// stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
+#ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
+#define ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT 0
+#endif
+#ifndef ENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT
+#define ENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT 0
 #endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
@@ -66,53 +81,6 @@ static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThre
 inline constexpr int kDequantThreads = 96;
 inline constexpr int kConsumerThreads = 256;
 
-struct TileCoord {
-  int slot = 0;  // group slot in Params (sorted order)
-  int m0 = 0;    // first token row
-  int rows = 0;  // valid token rows (<= 0: nothing to do)
-  int nw = 0;    // wgmma n: rows rounded up to kMGranule
-  int n0 = 0;    // first weight row (output column)
-};
-
-// Walks one linear tile table across all groups (group slots sorted by M, largest first; inside a
-// group, consecutive tiles share a weight tile so its second read hits L2).
-//   simple:     CTA b runs tile b only;
-//   persistent: CTA b runs round r's tile r*G + (r even ? b : G-1-b) (snake order, balances the
-//               largest-first costs), until past the end.
-template <int kGroups, bool kPersistent>
-struct TileScheduler {
-  const Params<kGroups>& p;
-
-  __device__ int Linear(int round) const {
-    int t;
-    if (kPersistent) {
-      const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
-      t = round * g + ((round & 1) ? g - 1 - b : b);
-    } else {
-      t = round == 0 ? static_cast<int>(blockIdx.x) : p.num_tiles;
-    }
-    return t < p.num_tiles ? t : -1;
-  }
-
-  __device__ TileCoord Decode(int t) const {
-    TileCoord tc;
-    int g = 0;
-    while (g + 1 < p.num_groups && p.info[g + 1].tile_start <= t) ++g;
-    const GroupInfo& gi = p.info[g];
-    const int local = t - gi.tile_start;
-    const int n_tile = local / gi.m_tiles;
-    const int m_tile = local - n_tile * gi.m_tiles;
-    int m_eff = gi.m;
-    if (p.device_m != nullptr) m_eff = min(max(__ldg(p.device_m + gi.orig), 0), gi.m);
-    tc.slot = g;
-    tc.m0 = m_tile * gi.tile_rows;
-    tc.rows = min(gi.tile_rows, m_eff - tc.m0);
-    tc.nw = (tc.rows + TileShape::kMGranule - 1) / TileShape::kMGranule * TileShape::kMGranule;
-    tc.n0 = n_tile * TileShape::kBlockN;
-    return tc;
-  }
-};
-
 struct SmemLayout {
   uint8_t* raw;  // kRawStages x [weights | tokens | weight scales | token scales]
   uint8_t* tok;  // kTokStages x 2 atoms x [kMaxBlockM rows][128 bytes] fp16, 128B swizzle
@@ -121,6 +89,7 @@ struct SmemLayout {
   uint64_t* raw_empty;  // inputs_finished
   uint64_t* tok_full;   // tokens_ready
   uint64_t* tok_empty;  // tokens_finished
+  int* sk_arrivals;     // stream-K: the arrival count seen by consumer thread 0, for all consumers
 
   __device__ explicit SmemLayout(uint8_t* base) {
     using T = TileShape;
@@ -131,6 +100,9 @@ struct SmemLayout {
     raw_empty = raw_full + T::kRawStages;
     tok_full = raw_empty + T::kRawStages;
     tok_empty = tok_full + T::kTokStages;
+    sk_arrivals = reinterpret_cast<int*>(tok_empty + T::kTokStages);
+    static_assert((2 * T::kRawStages + 2 * T::kTokStages) * 8 + 4 <= T::kBarrierBytes,
+                  "barrier area too small");
   }
   __device__ uint8_t* RawWeights(int s) const { return raw + s * TileShape::kRawStageBytes; }
   __device__ uint8_t* RawTokens(int s) const { return RawWeights(s) + TileShape::kRawWeightBytes; }
@@ -139,23 +111,17 @@ struct SmemLayout {
   __device__ uint8_t* Tok(int s) const { return tok + s * TileShape::kTokStageBytes; }
 };
 
-// Number of 128-k blocks and whether the last one holds only 64 k (its second scale chunk is then
-// neither loaded nor used: the packed values there are TMA zero fill, their scales forced to 0).
-__device__ __forceinline__ int KBlocks(int k) { return (k + TileShape::kBlockK - 1) / TileShape::kBlockK; }
-__device__ __forceinline__ bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
-
 // ---------------------------------------------------------------------------------------------
 __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUtensorMap* map_b,
                                              const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it,
+                                             const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
                                              uint64_t pol_first, uint64_t pol_last) {
   using T = TileShape;
-  const int kblocks = KBlocks(gi.k);
   const int k64 = gi.k / 64;
   const int mblk0 = tc.m0 / 128;
   const int nblk = (tc.m0 + tc.nw - 1) / 128 - mblk0 + 1;
   const int wblk = min(T::kStrips, (gi.n - tc.n0 + 127) / 128);
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % T::kRawStages;
     MbarWait(&sm.raw_empty[s], ((it / T::kRawStages) & 1) ^ 1);
     const uint32_t sf_bytes = HalfBlock(gi.k, kb) ? 512 : 1024;
@@ -179,16 +145,16 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
 }
 
 __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
-                                            const SmemLayout& sm, uint32_t& it, int dt) {
+                                            const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
+                                            int dt) {
   using T = TileShape;
-  const int kblocks = KBlocks(gi.k);
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % T::kRawStages;
     const int ts = it % T::kTokStages;
     MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
     MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
-    for (int r = dt; r < tc.nw; r += kDequantThreads) {
+    for (int r = dt; r < (ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT ? 0 : tc.nw); r += kDequantThreads) {
       TokenRow t;
       LoadTokenRow(t, sm.RawTokens(s), sm.SfTokens(s), r, tc.m0, half);
       StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(t, sm.Tok(ts), r);
@@ -202,7 +168,7 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
-inline constexpr int kParts = TileShape::kStrips;
+inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
 inline constexpr int kPartSteps = 8 / kParts;
 using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
 
@@ -230,16 +196,29 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
       const int st = part * kPartSteps + ls;
       const int q = st >> 1;
       uint32_t x0, x1, x2, x3;
+      if (ENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT) {
+        frag[j][ls][0] = a[j][0][q];
+        frag[j][ls][1] = a[j][1][q];
+        frag[j][ls][2] = a[j][0][q] ^ 1u;
+        frag[j][ls][3] = a[j][1][q] ^ 1u;
+        continue;
+      }
       if (st & 1) {
-        x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
-        x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
+        x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]);
+        x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]);
+        x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
       } else {
-        x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]); x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
-        x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]); x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
+        x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]);
+        x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]);
+        x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
       }
 #if ENCORE_SM90_WEIGHTS_NORMAL_FP16
-      x0 = HMul2(x0, kHalf2Two14); x1 = HMul2(x1, kHalf2Two14);
-      x2 = HMul2(x2, kHalf2Two14); x3 = HMul2(x3, kHalf2Two14);
+      x0 = HMul2(x0, kHalf2Two14);
+      x1 = HMul2(x1, kHalf2Two14);
+      x2 = HMul2(x2, kHalf2Two14);
+      x3 = HMul2(x3, kHalf2Two14);
 #endif
       frag[j][ls][0] = HMul2(x0, sl[j][0][st >> 2]);
       frag[j][ls][1] = HMul2(x1, sl[j][1][st >> 2]);
@@ -252,13 +231,12 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
 template <int kN>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
-                                             uint32_t& it, int rbase, int c,
+                                             uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
                                              float (&acc)[128]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
-  const int kblocks = KBlocks(gi.k);
-  for (int kb = 0; kb < kblocks; ++kb, ++it) {
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % T::kRawStages;
     const int ts = it % T::kTokStages;
     MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
@@ -271,7 +249,10 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
       for (int h = 0; h < 2; ++h) {
         const uint4 w =
             *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
-        a[j][h][0] = w.x; a[j][h][1] = w.y; a[j][h][2] = w.z; a[j][h][3] = w.w;
+        a[j][h][0] = w.x;
+        a[j][h][1] = w.y;
+        a[j][h][2] = w.z;
+        a[j][h][3] = w.w;
         sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
       }
     }
@@ -290,6 +271,28 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
         sl[j][h][1] = BroadcastHi(hh);
       }
     }
+#if ENCORE_SM90_CONSUMER_PIPE
+    // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
+    // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed.
+    Frag frag[2];
+    BuildFrag(frag[0], a, sl, 0);
+    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+#pragma unroll
+      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      WgmmaFence();
+      MmaPart<kN>(acc, frag[part & 1], SmemAddr(sm.Tok(ts)), part);
+      WgmmaCommit();
+      if (part + 1 < kParts) {
+        WgmmaWait<1>();
+        BuildFrag(frag[(part + 1) & 1], a, sl, part + 1);
+      }
+    }
+    WgmmaWait<0>();
+#pragma unroll
+    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+#else
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
@@ -304,6 +307,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
     }
+#endif
     MbarArrive(&sm.tok_empty[ts]);
   }
 }
@@ -311,8 +315,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
 // strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int cw, int ct,
-                                             float (&acc)[128]) {
+                                             const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
+                                             int cw, int ct, float (&acc)[128]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
   const int lane = ct & 31;
@@ -326,25 +330,26 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = rbase + 64 * j + 8 * h;
-      sfo[j][h] = (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 +
-                  2 * (c & 1);
+      sfo[j][h] =
+          (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + 2 * (c & 1);
     }
   }
   switch (tc.nw >> 4) {
-#define ENCORE_CASE(i)                                                                \
-  case i:                                                                             \
-    if constexpr (16 * i <= T::kMaxBlockM) {                                          \
-      ConsumerLoop<16 * i>(gi, sm, it, rbase, c, sfo, acc);                           \
-    }                                                                                 \
+#define ENCORE_CASE(i)                                                \
+  case i:                                                             \
+    if constexpr (16 * i <= T::kMaxBlockM) {                          \
+      ConsumerLoop<16 * i>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+    }                                                                 \
     break;
-    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
-    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
-    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+    ENCORE_CASE(1)
+    ENCORE_CASE(2)
+    ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6) ENCORE_CASE(7) ENCORE_CASE(8)
+        ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12) ENCORE_CASE(13)
+            ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
 #undef ENCORE_CASE
-    default: break;
+                default : break;
   }
 }
-
 
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout& sm, int cw, int ct,
@@ -390,14 +395,14 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   }
 }
 
-template <int kGroups, bool kPersistent>
+template <int kGroups, Schedule kSchedule>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* base = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                             ~static_cast<uintptr_t>(1023));
   const SmemLayout sm(base);
-  const TileScheduler<kGroups, kPersistent> sched{p};
+  const TileScheduler<kGroups, kSchedule> sched{p};
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const WarpRole role =
@@ -425,40 +430,38 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if ((tid & 31) == 0) {
         const uint64_t pol_first = PolicyEvictFirst();
         const uint64_t pol_last = PolicyEvictLast();
-        for (int round = 0;; ++round) {
-          const int t = sched.Linear(round);
-          if (t < 0) break;
-          const TileCoord tc = sched.Decode(t);
-          if (tc.rows <= 0) continue;
-          ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
-                       pol_first, pol_last);
-        }
+        sched.ForEach([&](const WorkItem& w) {
+          const TileCoord tc = sched.Decode(w.t);
+          if (tc.rows <= 0) return;
+          ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it, w.kb0,
+                       w.kb1, pol_first, pol_last);
+        });
         // Every load is issued: dependents may start launching (they wait for our completion
         // with griddepcontrol.wait before touching memory).
         GridDependentsLaunch();
       }
     } else {
-      for (int round = 0;; ++round) {
-        const int t = sched.Linear(round);
-        if (t < 0) break;
-        const TileCoord tc = sched.Decode(t);
-        if (tc.rows <= 0) continue;
-        DequantTile(p.info[tc.slot], tc, sm, it, tid - 32);
-      }
+      sched.ForEach([&](const WorkItem& w) {
+        const TileCoord tc = sched.Decode(w.t);
+        if (tc.rows <= 0) return;
+        DequantTile(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, tid - 32);
+      });
     }
   } else {
     RegAlloc<kConsumerRegs>();
     const int cw = warp / 4 - 1;
     const int ct = tid - 128 * (cw + 1);
     float acc[128];
-    for (int round = 0;; ++round) {
-      const int t = sched.Linear(round);
-      if (t < 0) break;
-      const TileCoord tc = sched.Decode(t);
-      if (tc.rows <= 0) continue;
-      ConsumerTile(p.info[tc.slot], tc, sm, it, cw, ct, acc);
+    sched.ForEach([&](const WorkItem& w) {
+      const TileCoord tc = sched.Decode(w.t);
+      if (tc.rows <= 0) return;
+      ConsumerTile(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+      if (kSchedule == Schedule::kStreamK && w.split() &&
+          !StreamKReduce(p, sched, w, sm.sk_arrivals, 128 * cw + ct, acc)) {
+        return;
+      }
       EpilogueTile(p.info[tc.slot], tc, sm, cw, ct, acc);
-    }
+    });
   }
 }
 

@@ -63,7 +63,63 @@ struct GroupInfo {
   int m_tiles;     // token tiles
   int tile_rows;   // rows per token tile (multiple of kMGranule, <= kMaxBlockM)
   int pad;
+  long long unit_start;  // stream-K: k-blocks of all tiles before this group's first tile
 };
+
+// How CTAs walk the tile table (a kernel template argument).
+enum class Schedule : int {
+  kSimple = 0,      // one CTA per tile
+  kPersistent = 1,  // grid = SM count, whole tiles in snake-ordered rounds
+  kStreamK = 2,     // grid = SM count: dp_tiles whole tiles in rounds, then the remaining tiles'
+                    // k-blocks split evenly over the CTAs (pieces reduced through a workspace)
+};
+
+#if defined(__CUDACC__)
+#define ENCORE_HOST_DEVICE __host__ __device__
+#else
+#define ENCORE_HOST_DEVICE
+#endif
+
+// Stream-K partition of `units` k-blocks (relative to the split part's start) over the first
+// `ctas` = min(grid, max(1, units / kMinUnits)) CTAs: CTA b < ctas runs [RangeBegin(b),
+// RangeBegin(b + 1)), never empty (a split tile's pieces come from every CTA in [CtaOf(start),
+// CtaOf(end - 1)], which the arrival count relies on); CTAs from `ctas` on have no range. Shared by
+// the kernel and tests.
+struct StreamKPartition {
+  long long units;
+  int ctas;
+
+  // NOTES: at least kMinUnits k-blocks per CTA: the last piece of a tile reads every other piece
+  // back alone (run 15: one tile in 56 one-k-block pieces took 66 us, 7 MB read by one SM).
+  static constexpr int kMinUnits = 8;
+  ENCORE_HOST_DEVICE static StreamKPartition Make(long long units, int grid) {
+    long long ctas = units / kMinUnits;
+    if (ctas < 1) ctas = 1;
+    if (ctas > grid) ctas = grid;
+    return StreamKPartition{units, static_cast<int>(ctas)};
+  }
+
+  ENCORE_HOST_DEVICE long long RangeBegin(int b) const {
+    return static_cast<long long>(b) * units / ctas;
+  }
+  // The CTA whose range holds unit v (0 <= v < units): max b with RangeBegin(b) <= v.
+  ENCORE_HOST_DEVICE int CtaOf(long long v) const {
+    return static_cast<int>(((v + 1) * ctas - 1) / units);
+  }
+  // Workspace slot of CTA c's piece of a split tile that starts at unit tile_v0: 2c when the
+  // tile is the first one c's range touches, else 2c + 1 (then it is the last one c touches).
+  ENCORE_HOST_DEVICE int Slot(int c, long long tile_v0) const {
+    return 2 * c + (RangeBegin(c) >= tile_v0 ? 0 : 1);
+  }
+};
+
+// Stream-K workspace: per CTA two fp32 partial-tile slots (a CTA holds at most two pieces of
+// split tiles: the one its range starts in and the one it ends in) and one arrival counter
+// (indexed by the first CTA of a split tile; zero between launches: the last arriver resets it).
+inline constexpr int kStreamKSlotFloats = TileShape::kBlockN * TileShape::kMaxBlockM;
+inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
+  return static_cast<size_t>(ctas) * (2 * kStreamKSlotFloats * sizeof(float) + 16);
+}
 
 struct alignas(64) GroupMaps {
   CUtensorMap a;  // tokens: uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle
@@ -79,6 +135,14 @@ struct alignas(64) Params {
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
   int num_tiles;
+  // Stream-K only (Schedule::kStreamK): tiles [0, dp_tiles) run whole, the k-blocks
+  // [sk_unit_begin, sk_unit_begin + sk_units) of the rest are split evenly over the grid.
+  int dp_tiles;
+  int pad;
+  long long sk_unit_begin;
+  long long sk_units;
+  float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
+  int* sk_counters;    // gridDim.x, zero between launches
 };
 
 }  // namespace encore::gemm::sm90

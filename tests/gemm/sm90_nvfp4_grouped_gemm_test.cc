@@ -213,7 +213,7 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
   std::fflush(stdout);
   for (const Case& c : GpuModeCases()) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
         const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
         RunAndCheck(host, dist, kind,
                     absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind)));
@@ -227,7 +227,7 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
 // so any subnormal flushed by the multiplier or the tensor cores shows as a mismatch.
 TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
   ENCORE_SKIP_WITHOUT_GPU();
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
     HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 128}, {512, 256}),
                                               Distribution::kGpuMode, std::random_device{}());
     for (testing::HostGroup& hg : host.groups) {
@@ -243,7 +243,7 @@ TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
 // with token scales 2^-9 they are fp16 subnormals in shared memory (the wgmma B operand).
 TEST_F(Sm90GemmTest, SubnormalTokenValuesAreHonored) {
   ENCORE_SKIP_WITHOUT_GPU();
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
     HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 384}, {512, 256}),
                                               Distribution::kGpuMode, std::random_device{}());
     for (testing::HostGroup& hg : host.groups) {
@@ -259,7 +259,8 @@ TEST_F(Sm90GemmTest, SixtyFourGroups) {
   ENCORE_SKIP_WITHOUT_GPU();
   uint64_t seed = std::random_device{}();
   for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-    for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kAuto}) {
+    for (KernelKind kind :
+         {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK, KernelKind::kAuto}) {
       seed += 2;
       const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
       RunAndCheck(host, dist, kind,
@@ -273,7 +274,7 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   const std::vector<Shape> shapes =
       Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256}, {256, 512, 128, 192, 256});
   const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
     const HostGroupedProblem host =
         MakeHostProblem(shapes, Distribution::kFullRange, std::random_device{}());
     auto dev = DeviceGroupedProblem::Upload(host);
@@ -293,6 +294,52 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
       ASSERT_TRUE(c.ok());
       ExpectGroupMatches(host.groups[g], *c, device_m[g], 1,
                          absl::StrCat("dynamic M ", KernelKindName(kind), " group ", g));
+    }
+  }
+}
+
+// Stream-K with few tiles and many CTAs: a tile's k-blocks spread over up to 56 CTAs (one k-block
+// each), ragged groups with different K (a half block at K = 64), an M = 0 group, and launches
+// back to back on one stream (each reduction must leave its arrival counter at zero).
+TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner();
+  ASSERT_NE(gemm, nullptr);
+  uint64_t seed = std::random_device{}();
+  struct SkCase {
+    const char* name;
+    std::vector<Shape> shapes;
+  };
+  const SkCase cases[] = {
+      {"one tile, 56 pieces", Zip({128}, {256}, {7168})},
+      {"ragged", Zip({0, 1, 129, 40, 300}, {256, 512, 128, 384, 256}, {64, 256, 1024, 512, 1536})},
+      // 200 tiles on 132 SMs: a wave of whole tiles, then 68 tiles split.
+      {"whole wave + split",
+       Zip({3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200},
+           {256, 256, 256, 256, 256, 256, 256, 256}, {64, 128, 64, 128, 64, 128, 64, 128})},
+  };
+  for (const SkCase& c : cases) {
+    for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+      const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
+      auto dev = DeviceGroupedProblem::Upload(host);
+      ASSERT_TRUE(dev.ok()) << dev.status();
+      auto plan = std::make_unique<LaunchPlan>();
+      ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get(), KernelKind::kStreamK));
+      EXPECT_EQ(plan->kind, KernelKind::kStreamK);
+      EXPECT_EQ(static_cast<int>(plan->grid.x), gemm->sm_count());
+      for (int rep = 0; rep < 2; ++rep) {
+        ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+        ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/rep > 0));
+        if (rep == 1) ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
+        SyncOrDie();
+        for (size_t g = 0; g < host.groups.size(); ++g) {
+          auto out = dev->DownloadC(static_cast<int>(g), nullptr);
+          ASSERT_TRUE(out.ok()) << out.status();
+          ExpectGroupMatches(
+              host.groups[g], *out, host.groups[g].shape.m, dist == Distribution::kGpuMode ? 0 : 1,
+              absl::StrCat("stream-K ", c.name, " ", DistName(dist), " rep ", rep, " group ", g));
+        }
+      }
     }
   }
 }

@@ -104,12 +104,20 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{small}, plan_.get()));
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
   EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
-  // More tiles than SMs: the persistent kernel on one CTA per SM.
+  // Up to 3 tiles per SM (GPU MODE shape 1: 364 ragged tiles): still the block scheduler.
   const auto big = Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 3);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get()));
   EXPECT_GT(plan_->num_tiles, 132);
+  EXPECT_EQ(plan_->kind, KernelKind::kSimple);
+  // More than 3 tiles per SM: the persistent kernel on one CTA per SM.
+  const auto huge = Groups({256, 256, 256, 256, 256, 256, 256, 256}, 8192, 2048, 5);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{huge}, plan_.get()));
+  EXPECT_GT(plan_->num_tiles, 3 * 132);
   EXPECT_EQ(plan_->kind, KernelKind::kPersistent);
   EXPECT_EQ(plan_->grid.x, 132u);
+  // Stream-K is never chosen by a runner without a device (no workspace), and forcing it says so.
+  EXPECT_EQ(gemm_->Prepare(GroupedGemmArguments{small}, plan_.get(), KernelKind::kStreamK).code(),
+            absl::StatusCode::kFailedPrecondition);
   // Forced kinds are honoured.
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get(), KernelKind::kSimple));
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);

@@ -1,0 +1,198 @@
+// The sm90 kernels' tile scheduler: which (tile, k-block range) work items a CTA runs, for the
+// simple, persistent and stream-K schedules, and the stream-K reduction of split tiles. Every warp
+// role of a CTA walks the same item sequence, so their mbarrier phases stay in step.
+//
+// Example (inside the kernel):
+//   const TileScheduler<kGroups, kSchedule> sched{p};
+//   sched.ForEach([&](const WorkItem& w) { /* k-blocks [w.kb0, w.kb1) of tile w.t */ });
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+// Number of 128-k blocks and whether the last one holds only 64 k (its second scale chunk is then
+// neither loaded nor used: the packed values there are TMA zero fill, their scales forced to 0).
+__device__ __forceinline__ int KBlocks(int k) {
+  return (k + TileShape::kBlockK - 1) / TileShape::kBlockK;
+}
+__device__ __forceinline__ bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
+
+struct TileCoord {
+  int slot = 0;  // group slot in Params (sorted order)
+  int m0 = 0;    // first token row
+  int rows = 0;  // valid token rows (<= 0: nothing to do)
+  int nw = 0;    // wgmma n: rows rounded up to kMGranule
+  int n0 = 0;    // first weight row (output column)
+};
+
+// One unit of work: k-blocks [kb0, kb1) of linear tile t. A whole tile has first == last; a
+// stream-K piece of a split tile names the CTAs holding its first and last pieces.
+struct WorkItem {
+  int t = 0;
+  int kb0 = 0, kb1 = 0;
+  int first = 0, last = 0;
+  __device__ bool split() const { return first != last; }
+};
+
+// Walks one linear tile table across all groups (group slots sorted by M, largest first; inside a
+// group, consecutive tiles share a weight tile so its second read hits L2). Every warp role of a
+// CTA walks the same sequence.
+//   simple:     CTA b runs tile b only;
+//   persistent: CTA b runs round r's tile r*G + (r even ? b : G-1-b) (snake order, balances the
+//               largest-first costs), until past the end;
+//   stream-K:   the persistent rounds over tiles [0, dp_tiles), then CTA b runs the k-block range
+//               [b*U/G, (b+1)*U/G) of the remaining U k-blocks (tile-major), a piece per tile.
+template <int kGroups, Schedule kSchedule>
+struct TileScheduler {
+  const Params<kGroups>& p;
+
+  __device__ static int KbOf(const GroupInfo& gi) { return KBlocks(gi.k); }
+
+  __device__ StreamKPartition Partition() const {
+    return StreamKPartition::Make(p.sk_units, static_cast<int>(gridDim.x));
+  }
+
+  template <typename F>
+  __device__ void ForEach(F&& f) const {
+    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    if (kSchedule == Schedule::kSimple) {
+      if (b < p.num_tiles) f(Whole(b));
+      return;
+    }
+    const int whole = kSchedule == Schedule::kStreamK ? p.dp_tiles : p.num_tiles;
+    for (int round = 0;; ++round) {
+      const int t = round * g + ((round & 1) ? g - 1 - b : b);
+      if (t >= whole) break;
+      f(Whole(t));
+    }
+    if (kSchedule != Schedule::kStreamK || p.sk_units <= 0) return;
+    const StreamKPartition part = Partition();
+    if (b >= part.ctas) return;
+    long long v = part.RangeBegin(b);
+    const long long v_end = part.RangeBegin(b + 1);
+    int grp = 0;
+    while (v < v_end) {
+      const long long u = p.sk_unit_begin + v;  // absolute unit
+      while (grp + 1 < p.num_groups && p.info[grp + 1].unit_start <= u) ++grp;
+      const GroupInfo& gi = p.info[grp];
+      const int kb = KbOf(gi);
+      const long long local = (u - gi.unit_start) / kb;
+      const long long tile_v0 = gi.unit_start + local * kb - p.sk_unit_begin;  // relative
+      const long long tile_v1 = tile_v0 + kb;
+      WorkItem w;
+      w.t = gi.tile_start + static_cast<int>(local);
+      w.kb0 = static_cast<int>(v - tile_v0);
+      w.kb1 = static_cast<int>(min(v_end, tile_v1) - tile_v0);
+      w.first = part.CtaOf(tile_v0);
+      w.last = part.CtaOf(tile_v1 - 1);
+      f(w);
+      v = min(v_end, tile_v1);
+    }
+  }
+
+  __device__ long long TileV0(const WorkItem& w) const {
+    const GroupInfo& gi = p.info[GroupOf(w.t)];
+    return gi.unit_start + static_cast<long long>(w.t - gi.tile_start) * KbOf(gi) - p.sk_unit_begin;
+  }
+
+  __device__ int GroupOf(int t) const {
+    int grp = 0;
+    while (grp + 1 < p.num_groups && p.info[grp + 1].tile_start <= t) ++grp;
+    return grp;
+  }
+
+  __device__ WorkItem Whole(int t) const {
+    WorkItem w;
+    w.t = t;
+    w.kb0 = 0;
+    w.kb1 = KbOf(p.info[GroupOf(t)]);
+    w.first = w.last = static_cast<int>(blockIdx.x);
+    return w;
+  }
+
+  __device__ TileCoord Decode(int t) const {
+    TileCoord tc;
+    const int g = GroupOf(t);
+    const GroupInfo& gi = p.info[g];
+    const int local = t - gi.tile_start;
+    const int n_tile = local / gi.m_tiles;
+    const int m_tile = local - n_tile * gi.m_tiles;
+    int m_eff = gi.m;
+    if (p.device_m != nullptr) m_eff = min(max(__ldg(p.device_m + gi.orig), 0), gi.m);
+    tc.slot = g;
+    tc.m0 = m_tile * gi.tile_rows;
+    tc.rows = min(gi.tile_rows, m_eff - tc.m0);
+    tc.nw = (tc.rows + TileShape::kMGranule - 1) / TileShape::kMGranule * TileShape::kMGranule;
+    tc.n0 = n_tile * TileShape::kBlockN;
+    return tc;
+  }
+};
+
+// Stream-K piece of a split tile (consumer warpgroups, 256 threads): every piece stores its fp32
+// partial in its workspace slot and counts itself in; the last to arrive (no piece ever waits)
+// sums all pieces in CTA order from the workspace (deterministic: the same additions whichever
+// piece is last),
+// resets the counter for the next launch and returns true to run the epilogue.
+// NOTES: release = the 256 stores, bar.sync, then thread 0's fence + atomic (cumulative); acquire =
+// the last arriver's atomic, fence, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent).
+template <int kGroups, Schedule kSchedule>
+__device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
+                                              const TileScheduler<kGroups, kSchedule>& sched,
+                                              const WorkItem& w, int* arrivals, int x,
+                                              float (&acc)[128]) {
+  const long long v0 = sched.TileV0(w);
+  const int self = static_cast<int>(blockIdx.x);
+  // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
+  // CTA's slot depends on where its range starts.
+  const int first_slot = sched.Partition().Slot(w.first, v0);
+  const float4* partials = reinterpret_cast<const float4*>(p.sk_partials);
+  constexpr int kSlot4 = kStreamKSlotFloats / 4;
+  float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
+                 static_cast<size_t>(self == w.first ? first_slot : 2 * self) * kSlot4;
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    __stcg(mine + i * 256 + x,
+           make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+  }
+  NamedBarrierSync(3, 256);
+  if (x == 0) {
+    __threadfence();
+    const int seen = atomicAdd(p.sk_counters + w.first, 1);
+    if (seen == w.last - w.first) {
+      __threadfence();
+      p.sk_counters[w.first] = 0;  // nobody else touches it in this launch
+    }
+    *arrivals = seen;
+  }
+  NamedBarrierSync(3, 256);
+  if (*arrivals != w.last - w.first) return false;
+    // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
+    // a whole piece per pass so its 32 loads are in flight together (one at a time, the reduction
+    // was latency-bound: run 13).
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * 256 + x);
+    acc[4 * i] = v.x;
+    acc[4 * i + 1] = v.y;
+    acc[4 * i + 2] = v.z;
+    acc[4 * i + 3] = v.w;
+  }
+  for (int c = w.first + 1; c <= w.last; ++c) {
+    const float4* piece = partials + static_cast<size_t>(2 * c) * kSlot4 + x;
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      const float4 v = __ldcg(piece + i * 256);
+      acc[4 * i] += v.x;
+      acc[4 * i + 1] += v.y;
+      acc[4 * i + 2] += v.z;
+      acc[4 * i + 3] += v.w;
+    }
+  }
+  return true;
+}
+
+}  // namespace encore::gemm::sm90

@@ -1,0 +1,125 @@
+// Host tests of the per-problem choices (gemm/heuristics.h) and of the stream-K partition the
+// kernel walks (StreamKPartition in gemm/kernels/sm90_nvfp4_grouped_gemm_params.h).
+#include "gemm/heuristics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm {
+namespace {
+
+using sm90::StreamKPartition;
+
+// Walks every CTA's range over tiles of the given k-block counts exactly as the kernel's
+// TileScheduler::ForEach does, and checks what the reduction relies on.
+void CheckPartition(const std::vector<int>& tile_kb, int ctas) {
+  long long units = 0;
+  std::vector<long long> tile_v0;
+  for (int kb : tile_kb) {
+    tile_v0.push_back(units);
+    units += kb;
+  }
+  const StreamKPartition part = StreamKPartition::Make(units, ctas);
+  std::vector<int> covered(units, 0);
+  struct Piece {
+    int cta, first, last, slot;
+  };
+  std::map<int, std::vector<Piece>> pieces;  // by tile
+  for (int b = 0; b < part.ctas; ++b) {
+    long long v = part.RangeBegin(b);
+    const long long v_end = part.RangeBegin(b + 1);
+    size_t t = 0;
+    while (v < v_end) {
+      while (t + 1 < tile_v0.size() && tile_v0[t + 1] <= v) ++t;
+      const long long v1 = tile_v0[t] + tile_kb[t];
+      for (long long u = v; u < std::min(v_end, v1); ++u) ++covered[u];
+      pieces[static_cast<int>(t)].push_back(
+          {b, part.CtaOf(tile_v0[t]), part.CtaOf(v1 - 1), part.Slot(b, tile_v0[t])});
+      v = std::min(v_end, v1);
+    }
+  }
+  for (long long u = 0; u < units; ++u) ASSERT_EQ(covered[u], 1) << "unit " << u;
+  std::set<int> slots, counters;
+  for (const auto& [t, ps] : pieces) {
+    const int first = ps.front().first, last = ps.front().last;
+    ASSERT_EQ(static_cast<int>(ps.size()), last - first + 1) << "tile " << t;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      EXPECT_EQ(ps[i].cta, first + static_cast<int>(i)) << "tile " << t;
+      EXPECT_EQ(ps[i].first, first);
+      EXPECT_EQ(ps[i].last, last);
+      if (last == first) continue;
+      // The reduction reads piece c > first from slot 2c.
+      if (i > 0) EXPECT_EQ(ps[i].slot, 2 * ps[i].cta) << "tile " << t;
+      EXPECT_TRUE(slots.insert(ps[i].slot).second) << "slot " << ps[i].slot << " used twice";
+    }
+    if (last != first) {
+      EXPECT_TRUE(counters.insert(first).second) << "counter " << first << " used twice";
+    }
+  }
+}
+
+TEST(StreamKPartitionTest, EveryUnitOnceSlotsAndCountersUnique) {
+  for (int ctas : {1, 2, 7, 132}) {
+    for (int kb : {1, 3, 12, 16, 56}) {
+      for (int tiles : {1, 2, 5, 44, 131, 132, 133, 176, 300}) {
+        SCOPED_TRACE(testing::Message() << ctas << " CTAs, " << tiles << " tiles of " << kb);
+        CheckPartition(std::vector<int>(tiles, kb), ctas);
+      }
+    }
+  }
+  // Ragged k-blocks per tile (groups with different K).
+  std::vector<int> ragged;
+  for (int i = 0; i < 97; ++i) ragged.push_back(1 + (i * 7) % 13);
+  for (int ctas : {5, 64, 132, 1000}) CheckPartition(ragged, ctas);
+}
+
+TEST(StreamKWholeTilesTest, FullWavesFirstHalfWaveLeftoversJoinTheSplit) {
+  EXPECT_EQ(StreamKWholeTiles(264, 132), 264);  // no leftover: nothing split
+  EXPECT_EQ(StreamKWholeTiles(364, 132), 264);  // 100 left: two whole waves
+  EXPECT_EQ(StreamKWholeTiles(200, 132), 132);  // 68 left (>= half a wave)
+  EXPECT_EQ(StreamKWholeTiles(176, 132), 0);    // 44 left: the whole wave is split too
+  EXPECT_EQ(StreamKWholeTiles(60, 132), 0);
+}
+
+struct G {
+  int m, n, k;
+};
+
+ShapeChoice Choose(std::vector<int> ms, int n, int k) {
+  std::vector<G> groups;
+  for (int m : ms) groups.push_back({m, n, k});
+  std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.m > b.m; });
+  return ChooseShape(groups, static_cast<int>(groups.size()), 132, true);
+}
+
+// The model's answers on the GPU MODE benchmark shapes (132 SMs): whole tiles, as measured on the
+// H200 (run 16: stream-K 189 / 114 / 50.8 / 36.2 us vs the simple kernel's 170 / 87.5 / 48.1 /
+// 22.6); stream-K where few long-K tiles would leave most SMs idle.
+TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
+  const ShapeChoice s0 = Choose({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
+  const ShapeChoice s1 = Choose({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048);
+  const ShapeChoice s2 = Choose({192, 320}, 3072, 4096);
+  const ShapeChoice s3 = Choose({128, 384}, 4096, 1536);
+  EXPECT_FALSE(s0.stream_k);
+  EXPECT_FALSE(s1.stream_k);
+  EXPECT_FALSE(s2.stream_k);
+  EXPECT_FALSE(s3.stream_k);
+  EXPECT_EQ(s0.cap, 128);
+  EXPECT_EQ(s2.cap, 64);                           // smaller tiles fill more of the 132 SMs
+  EXPECT_TRUE(Choose({128}, 256, 7168).stream_k);  // run 16: 34.9 vs 77.1 us
+  EXPECT_TRUE(Choose({16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168).stream_k);  // 53.7 vs 71.1
+  EXPECT_FALSE(Choose({8}, 128, 256).stream_k);  // 2 k-blocks: nothing to split
+  // Without permission, never.
+  std::vector<G> one = {{128, 256, 7168}};
+  EXPECT_FALSE(ChooseShape(one, 1, 132, false).stream_k);
+}
+
+}  // namespace
+}  // namespace encore::gemm
