@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device run for stream-K (2026-11-30, session 2): every test binary of the bundle, the kernel
+# Device run (2026-11-30, session 2): every test binary of the bundle, the kernel
 # benchmark on the GPU MODE shapes (auto / simple / persistent / stream_k), torch bf16 in the same
 # run, memcheck + racecheck of the stream-K test. Usage (device tool, carry ["gpu_bundle"]):
 #   bash benchmarks/results/run_streamk.sh gpu_bundle
@@ -36,5 +36,13 @@ if [ -n "${SASS:-}" ]; then
   cuobjdump -sass -fun '_ZN6encore4gemm4sm9026Sm90Nvfp4GroupedGemmKernelILi8ELNS1_8ScheduleE0EEEvNS1_6ParamsIXT_EEE' \
     "$B/bin/sm90_nvfp4_grouped_gemm" > "$L/sass_simple8.txt" 2>&1
   wc -l "$L/sass_simple8.txt"
+  pack
+fi
+# The main job (//benchmarks:replay), if asked: REPLAY_COMMIT=<commit> names the code in its JSON.
+if [ -n "${REPLAY_COMMIT:-}" ]; then
+  timeout 300 "$B/bin/replay" --encore_json="$L/replay.json" --encore_commit="$REPLAY_COMMIT" \
+    > "$L/replay.txt" 2> "$L/replay_summary.txt"
+  echo "rc=$?" >> "$L/replay_summary.txt"
+  cat "$L/replay_summary.txt"
   pack
 fi
