@@ -21,9 +21,10 @@
 
 namespace encore::bench {
 
-// Every mode, in the order above, sharing `runner` (each mode holds a reference).
+// Every mode, in the order above, sharing `runner` (each mode holds a reference). The graph
+// modes' executors get ExecutorOptions::check_caller_capture = `check_caller_capture`.
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> runner);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> runner, bool check_caller_capture = true);
 
 }  // namespace encore::bench
 
