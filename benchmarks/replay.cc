@@ -335,9 +335,6 @@ int Main(int argc, char** argv) {
   std::string command = absl::StrJoin(argv, argv + argc, " ");
   const std::string json_path = TakeFlag(&argc, argv, "encore_json");
   const std::string commit = TakeFlag(&argc, argv, "encore_commit");
-  // --encore_check_caller_capture=0: executors skip the per-call capture query (see
-  // ExecutorOptions::check_caller_capture); the summary says so.
-  const bool check_capture = TakeFlag(&argc, argv, "encore_check_caller_capture") != "0";
   // With --benchmark_format=json (or csv) stdout must stay parseable: the summary goes to stderr.
   bool machine_readable = false;
   for (int i = 1; i < argc; ++i) {
@@ -385,7 +382,7 @@ int Main(int argc, char** argv) {
     return fail(s);
   }
 
-  absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes = MakeModes(shared, check_capture);
+  absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes = MakeModes(shared);
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {
@@ -400,10 +397,6 @@ int Main(int argc, char** argv) {
   benchmark::Shutdown();
   const std::vector<ModeSummary> summary = Summarize(ctx);
   PrintSummary(ctx, summary, machine_readable ? stderr : stdout);
-  if (!check_capture) {
-    std::fprintf(machine_readable ? stderr : stdout,
-                 "(graph modes ran with ExecutorOptions::check_caller_capture = false)\n");
-  }
   if (!json_path.empty()) {
     if (absl::Status s = WriteJson(ctx, summary, json_path, commit, command); !s.ok()) {
       return fail(s);

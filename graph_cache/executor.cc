@@ -248,11 +248,9 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   counters_.calls.fetch_add(1, std::memory_order_relaxed);
   const GemmCall call{args, kind};
   const absl::Span<const GemmCall> calls(&call, 1);
-  if (options_.check_caller_capture) {
-    absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
-    if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
-    if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
-  }
+  absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
+  if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
+  if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
   CallSignature sig;  // on the stack: no allocation
   ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, options_.m_bucket, &sig));
@@ -276,11 +274,9 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
         "batch of ", calls.size(), " calls exceeds max_batch_calls = ", options_.max_batch_calls));
   }
   counters_.calls.fetch_add(calls.size(), std::memory_order_relaxed);
-  if (options_.check_caller_capture) {
-    absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
-    if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
-    if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
-  }
+  absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
+  if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
+  if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
   Outcome out;
   {

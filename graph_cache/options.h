@@ -68,12 +68,6 @@ struct ExecutorOptions {
   bool use_pdl = true;
   // Largest number of calls in one batch (explicit batches and recorded periods).
   int max_batch_calls = 256;
-  // Ask the driver before every call whether the caller's stream is capturing (one
-  // cudaStreamIsCapturing: 0.1-1 us of host time depending on the machine); a capturing caller
-  // gets direct launches, i.e. kernel nodes in its own graph. false: the caller promises never
-  // to call inside its own stream capture, and a hit is a signature lookup plus one
-  // cudaGraphLaunch (what a graph launched into a capturing stream does is then up to the driver).
-  bool check_caller_capture = true;
   ThrashGuardOptions thrash;
 };
 

@@ -155,7 +155,7 @@ class DynamicMMode : public Mode {
 }  // namespace
 
 absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> shared, bool check_caller_capture) {
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> shared) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
@@ -163,7 +163,6 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
   auto executor = [&](int max_bindings) -> absl::StatusOr<Cache> {
     graph_cache::ExecutorOptions o;
     o.max_bindings_per_structure = max_bindings;
-    o.check_caller_capture = check_caller_capture;
     Cache c{shared, nullptr};
     ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(shared.get(), o));
     return c;

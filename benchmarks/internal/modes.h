@@ -21,10 +21,9 @@
 
 namespace encore::bench {
 
-// Every mode, in the order above, sharing `runner` (each mode holds a reference). The graph
-// modes' executors get ExecutorOptions::check_caller_capture = `check_caller_capture`.
+// Every mode, in the order above, sharing `runner` (each mode holds a reference).
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> runner, bool check_caller_capture = true);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> runner);
 
 }  // namespace encore::bench
 

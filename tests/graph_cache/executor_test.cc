@@ -515,22 +515,6 @@ TEST_F(ExecutorTest, CallerCaptureGetsDirectLaunchNoNesting) {
   EXPECT_EQ(c.graph_launches, 1u);
 }
 
-// check_caller_capture = false: the caller promised not to call inside its own capture, so the
-// executor never asks (a stream the backend reports as capturing is served like any other).
-TEST_F(ExecutorTest, UncheckedCallerCaptureSkipsTheQuery) {
-  ExecutorOptions o;
-  o.check_caller_capture = false;
-  Make(o);
-  HostProblem p(kShape, 1);
-  backend_->SetCapturing(FakeStream(7), true);
-  for (int i = 0; i < 3; ++i) RunAndCheck(p, KernelKind::kSimple, FakeStream(7));
-  const ExecutorCounters c = exec_->counters();
-  EXPECT_EQ(c.captures, 1u);
-  EXPECT_EQ(c.graph_launches, 2u);
-  EXPECT_EQ(c.direct_launches, 1u);  // the first sighting (min_repeats = 2), not a fallback
-  EXPECT_NE(c.last_fallback, FallbackReason::kCallerCapturing);
-}
-
 TEST_F(ExecutorTest, CaptureFailureFallsBackAndBacksOff) {
   ExecutorOptions o;
   o.failure_backoff = 3;
