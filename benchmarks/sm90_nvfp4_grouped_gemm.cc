@@ -180,30 +180,28 @@ const BenchShape kFewTileShapes[] = {
     {"decode8", {16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168},
 };
 
+// One timed batch benchmark per (shape, kernel kind): "<prefix>/<shape>/<kind>".
+void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions) {
+  benchmark::RegisterBenchmark(
+      (std::string(prefix) + "/" + s.name + "/" + KernelKindName(kind)).c_str(),
+      [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->Iterations(1)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true);
+}
+
 void Register() {
   for (const BenchShape& s : kFewTileShapes) {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
-      benchmark::RegisterBenchmark(
-          (std::string("fewtiles/") + s.name + "/" + KernelKindName(kind)).c_str(),
-          [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->Iterations(1)
-          ->Repetitions(15)
-          ->ReportAggregatesOnly(true);
+      RegisterShape("fewtiles", s, kind, 15);
     }
   }
   for (const BenchShape& s : kShapes) {
     for (KernelKind kind :
          {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
-      benchmark::RegisterBenchmark(
-          (std::string("gpumode/") + s.name + "/" + KernelKindName(kind)).c_str(),
-          [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->Iterations(1)
-          ->Repetitions(kind == KernelKind::kAuto ? 30 : 15)
-          ->ReportAggregatesOnly(true);
+      RegisterShape("gpumode", s, kind, kind == KernelKind::kAuto ? 30 : 15);
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.

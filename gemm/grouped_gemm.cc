@@ -418,7 +418,10 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
 }
 
 absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream, KernelKind kind) {
-  ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<Nvfp4GroupedGemm> gemm, Nvfp4GroupedGemm::Create());
+  RunnerOptions options;
+  options.stream_k = false;  // no 35 MB workspace for a runner that lives for one call
+  ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<Nvfp4GroupedGemm> gemm,
+                          Nvfp4GroupedGemm::Create(options));
   return gemm->Run(args, stream, kind);
 }
 

@@ -6,7 +6,8 @@
 // function GroupedGemm() is the plain cold path: it builds a runner, prepares and launches.
 //
 // Thread safety: Prepare/Run/Launch may be called concurrently from several threads (the tensor
-// map cache is guarded by a mutex); CanImplement is const and lock-free.
+// map cache is guarded by a mutex); CanImplement is const and lock-free. Stream-K plans share the
+// runner's workspace: their launches must be stream-ordered (see RunnerOptions::stream_k).
 //
 // Example:
 //   ENCORE_ASSIGN_OR_RETURN(auto gemm, encore::gemm::Nvfp4GroupedGemm::Create());
@@ -50,7 +51,9 @@ class Nvfp4GroupedGemm {
   // status says why not.
   [[nodiscard]] virtual absl::Status CanImplement(const GroupedGemmArguments& args) const = 0;
 
-  // Fills `plan`. kind = kAuto chooses by tile count (heuristics in gemm/heuristics.h).
+  // Fills `plan`. kind = kAuto chooses the schedule (simple, persistent, or stream-K when the
+  // runner allows it) and the token-tile rows by the problem (gemm/heuristics.h); a forced kind is
+  // honoured (kStreamK: FailedPrecondition when RunnerOptions::stream_k is false).
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
                                              KernelKind kind = KernelKind::kAuto) = 0;
 
@@ -66,6 +69,7 @@ class Nvfp4GroupedGemm {
 };
 
 // Cold path: create a runner, encode tensor maps, prepare and launch (asynchronous on `stream`).
+// Its runner has RunnerOptions::stream_k = false (no workspace for one call).
 [[nodiscard]] absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream,
                                        KernelKind kind = KernelKind::kAuto);
 
