@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "base/mutex.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
@@ -127,11 +128,25 @@ class TensorMapCache {
       index_;
 };
 
-// NOTES: ChooseShape (ChooseMTileCap) simulates the block scheduler over every tile for several row
-// caps (tens of µs for GPU MODE-sized problems), far too slow for the per-call path. Its answer
-// depends only on the sorted (m, n, k) list, so it is computed once per distinct list and
-// remembered here. Building the key allocates nothing; the map allocates only when a new list is
-// inserted.
+// What Prepare decides from the shape list alone: the schedule choice and the group-slot orders.
+// NOTES: the kernels walk tiles in group-slot order and the persistent one deals them out in
+// snake-ordered rounds, which balances only if tiles come in decreasing cost. A group's tile
+// cost is k-blocks x rows per tile (not M: M = 248 makes two 128-row tiles, M = 128 one), so
+// slots are ordered by that cost (stable over the groups sorted by M, largest first). Measured on
+// GPU MODE shape 0: sorted by M, the persistent kernel took 214 us where the block scheduler's
+// greedy order (simple kernel) took 169 (benchmarks/results/NOTES.md, run 13). The cost depends
+// on the row cap, so there is one order for the whole-tile kinds and one for stream-K.
+struct ShapePlan {
+  ShapeChoice choice;
+  std::array<uint8_t, kMaxGroups> whole_order;  // slot -> caller's group index (cap choice.cap)
+  std::array<uint8_t, kMaxGroups> sk_order;     // the same for stream-K (cap kMaxBlockM)
+};
+
+// NOTES: ChooseShape (ChooseMTileCap) simulates the block scheduler over every tile for several
+// row caps (tens of µs for GPU MODE-sized problems), far too slow for the per-call path, and the
+// two orders cost two insertion sorts (~2 µs for 64 groups). All of it depends only on the
+// (m, n, k) list in the caller's order, so it is computed once per distinct list and remembered
+// here. Building the key allocates nothing; the map allocates only when a new list is inserted.
 struct ShapeList {
   int count = 0;
   std::array<int, 3 * kMaxGroups> dims;  // only [0, 3 * count) is meaningful
@@ -145,34 +160,83 @@ struct ShapeList {
   }
 };
 
-class ShapeChoiceMemo {
+class ShapePlanMemo {
  public:
   static constexpr size_t kMaxEntries = 4096;
 
-  template <typename Groups>
-  ShapeChoice Get(const Groups& sorted, int num_groups, int sm_count, bool allow_stream_k) {
+  ShapePlan Get(absl::Span<const GroupProblem> groups, int sm_count, bool allow_stream_k) {
     ShapeList key;
-    key.count = num_groups;
-    for (int s = 0; s < num_groups; ++s) {
-      key.dims[3 * s] = sorted[s].m;
-      key.dims[3 * s + 1] = sorted[s].n;
-      key.dims[3 * s + 2] = sorted[s].k;
+    key.count = static_cast<int>(groups.size());
+    for (int g = 0; g < key.count; ++g) {
+      key.dims[3 * g] = groups[g].m;
+      key.dims[3 * g + 1] = groups[g].n;
+      key.dims[3 * g + 2] = groups[g].k;
     }
     {
       encore::MutexLock lock(&mu_);
-      auto it = caps_.find(key);
-      if (it != caps_.end()) return it->second;
+      auto it = plans_.find(key);
+      if (it != plans_.end()) return it->second;
     }
-    const ShapeChoice choice = ChooseShape(sorted, num_groups, sm_count, allow_stream_k);
+    const ShapePlan plan = Compute(key, sm_count, allow_stream_k);
     encore::MutexLock lock(&mu_);
-    if (caps_.size() >= kMaxEntries) caps_.clear();  // bounded; recomputing is only slow
-    caps_.emplace(key, choice);
-    return choice;
+    if (plans_.size() >= kMaxEntries) plans_.clear();  // bounded; recomputing is only slow
+    plans_.emplace(key, plan);
+    return plan;
   }
 
  private:
+  struct Dims {
+    int m, n, k;
+  };
+
+  static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k) {
+    const int n = key.count;
+    // Largest M first (stable insertion sort).
+    std::array<int, kMaxGroups> by_m;
+    for (int g = 0; g < n; ++g) {
+      int j = g;
+      while (j > 0 && key.dims[3 * by_m[j - 1]] < key.dims[3 * g]) {
+        by_m[j] = by_m[j - 1];
+        --j;
+      }
+      by_m[j] = g;
+    }
+    std::array<Dims, kMaxGroups> sorted;
+    for (int s = 0; s < n; ++s) {
+      const int g = by_m[s];
+      sorted[s] = {key.dims[3 * g], key.dims[3 * g + 1], key.dims[3 * g + 2]};
+    }
+    ShapePlan plan;
+    plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k);
+    CostOrder(key, by_m, n, plan.choice.cap, &plan.whole_order);
+    CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
+    return plan;
+  }
+
+  // Stable insertion sort of the M order by tile cost, largest first.
+  static void CostOrder(const ShapeList& key, const std::array<int, kMaxGroups>& by_m, int n,
+                        int cap, std::array<uint8_t, kMaxGroups>* out) {
+    std::array<long long, kMaxGroups> cost;
+    for (int s = 0; s < n; ++s) {
+      const int g = by_m[s];
+      const MTiling mt = ChooseMTiling(key.dims[3 * g], cap);
+      const long long c =
+          mt.tiles == 0 ? -1
+                        : static_cast<long long>(mt.rows + 24) *
+                              ((key.dims[3 * g + 2] + TileShape::kBlockK - 1) / TileShape::kBlockK);
+      int j = s;
+      while (j > 0 && cost[j - 1] < c) {
+        (*out)[j] = (*out)[j - 1];
+        cost[j] = cost[j - 1];
+        --j;
+      }
+      (*out)[j] = static_cast<uint8_t>(g);
+      cost[j] = c;
+    }
+  }
+
   encore::Mutex mu_;
-  absl::flat_hash_map<ShapeList, ShapeChoice> caps_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<ShapeList, ShapePlan> plans_ ABSL_GUARDED_BY(mu_);
 };
 
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
@@ -230,56 +294,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind) {
     static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
     const int num_groups = static_cast<int>(args.groups.size());
-    // Largest M first (insertion sort: no allocation, at most 64 groups).
-    std::array<int, kMaxGroups> order;
-    for (int g = 0; g < num_groups; ++g) {
-      int j = g;
-      while (j > 0 && args.groups[order[j - 1]].m < args.groups[g].m) {
-        order[j] = order[j - 1];
-        --j;
-      }
-      order[j] = g;
-    }
-    struct SortedGroup {
-      int m, n, k;
-    };
-    std::array<SortedGroup, kMaxGroups> sorted;
-    for (int s = 0; s < num_groups; ++s) {
-      const GroupProblem& p = args.groups[order[s]];
-      sorted[s] = {p.m, p.n, p.k};
-    }
     if (kind == KernelKind::kStreamK && !stream_k_) {
       return absl::FailedPreconditionError(
           "kind = stream_k: this runner was created with RunnerOptions::stream_k = false");
     }
-    const ShapeChoice choice = shape_choices_.Get(sorted, num_groups, info_.sm_count, stream_k_);
-    if (kind == KernelKind::kAuto && choice.stream_k) kind = KernelKind::kStreamK;
-    const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : choice.cap;
-    // NOTES: the kernels walk tiles in group-slot order and the persistent one deals them out in
-    // snake-ordered rounds, which balances only if tiles come in decreasing cost. A group's tile
-    // cost is k-blocks x rows per tile (not M: M = 248 makes two 128-row tiles, M = 128 one), so
-    // the slots are re-sorted by that cost (stable: equal costs keep the M order). Measured on
-    // GPU MODE shape 0: sorted by M, the persistent kernel took 214 us where the block
-    // scheduler's greedy order (simple kernel) took 169 (benchmarks/results/NOTES.md, run 13).
-    std::array<long long, kMaxGroups> cost;
-    for (int s = 0; s < num_groups; ++s) {
-      const MTiling mt = ChooseMTiling(sorted[s].m, cap);
-      cost[s] = mt.tiles == 0 ? -1
-                              : static_cast<long long>(mt.rows + 24) *
-                                    ((sorted[s].k + TileShape::kBlockK - 1) / TileShape::kBlockK);
-    }
-    for (int s = 1; s < num_groups; ++s) {
-      const int g = order[s];
-      const long long c = cost[s];
-      int j = s;
-      while (j > 0 && cost[j - 1] < c) {
-        order[j] = order[j - 1];
-        cost[j] = cost[j - 1];
-        --j;
-      }
-      order[j] = g;
-      cost[j] = c;
-    }
+    const ShapePlan shape = shape_plans_.Get(args.groups, info_.sm_count, stream_k_);
+    if (kind == KernelKind::kAuto && shape.choice.stream_k) kind = KernelKind::kStreamK;
+    const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : shape.choice.cap;
+    const std::array<uint8_t, kMaxGroups>& order =
+        kind == KernelKind::kStreamK ? shape.sk_order : shape.whole_order;
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
@@ -377,7 +400,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   DeviceInfo info_;
   TensorMapCache maps_;
-  ShapeChoiceMemo shape_choices_;
+  ShapePlanMemo shape_plans_;
   const bool stream_k_;
   const bool has_device_;
   std::mutex workspace_mu_;

@@ -12,6 +12,7 @@
 #include "cuda_utils/driver.h"
 #include "gemm/grouped_gemm.h"
 #include "gemm/internal/sm90_runner.h"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
 #include "gtest/gtest.h"
@@ -122,6 +123,25 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get(), KernelKind::kSimple));
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
   EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
+}
+
+// Group slots (the order the kernels walk tiles in) go by tile cost, k-blocks x (rows per tile +
+// 24), stably over M largest first: GPU MODE shape 0 with 128-row tiles has costs 152 (M = 248,
+// two tiles of <= 128 rows; M = 128), 120 (M = 176 as 96-row tiles; M = 96), 104 (M = 160, 80,
+// 72 as 80-row tiles) and 88 (M = 64). The persistent kernel's snake balance relies on it.
+TEST_F(Sm90RunnerHostTest, GroupSlotsAreOrderedByTileCost) {
+  const auto g = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 4);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get(), KernelKind::kPersistent));
+  ASSERT_EQ(plan_->params_bytes, sizeof(sm90::Params<8>));
+  const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan_->params);
+  std::vector<int> slot_m, slot_orig;
+  for (int s = 0; s < params->num_groups; ++s) {
+    slot_m.push_back(params->info[s].m);
+    slot_orig.push_back(params->info[s].orig);
+  }
+  EXPECT_EQ(slot_m, (std::vector<int>{248, 128, 176, 96, 160, 80, 72, 64}));
+  EXPECT_EQ(slot_orig, (std::vector<int>{5, 2, 1, 6, 7, 0, 3, 4}));
+  EXPECT_EQ(plan_->num_tiles, 176);
 }
 
 TEST_F(Sm90RunnerHostTest, TensorMapsAreEncodedOncePerPointerAndShape) {
