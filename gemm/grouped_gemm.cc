@@ -221,9 +221,7 @@ class ShapePlanMemo {
       const int g = by_m[s];
       const MTiling mt = ChooseMTiling(key.dims[3 * g], cap);
       const long long c =
-          mt.tiles == 0 ? -1
-                        : static_cast<long long>(mt.rows + 24) *
-                              ((key.dims[3 * g + 2] + TileShape::kBlockK - 1) / TileShape::kBlockK);
+          mt.tiles == 0 ? -1 : TileCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
       int j = s;
       while (j > 0 && cost[j - 1] < c) {
         (*out)[j] = (*out)[j - 1];
@@ -250,13 +248,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status CanImplement(const GroupedGemmArguments& args) const override {
     ENCORE_RETURN_IF_ERROR(Validate(args));
-    int64_t tiles = 0;
-    for (size_t g = 0; g < args.groups.size(); ++g) {
-      const GroupProblem& p = args.groups[g];
-      const MTiling mt = ChooseMTiling(p.m);
-      tiles +=
-          static_cast<int64_t>(mt.tiles) * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
-    }
+    const long long tiles = CountTiles(args.groups, static_cast<int>(args.groups.size()));
     if (tiles > (int64_t{1} << 30)) {
       return absl::InvalidArgumentError(
           absl::StrCat("groups: ", tiles, " output tiles exceed the kernel limit of 2^30"));
@@ -327,10 +319,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       gi.tile_rows = mt.rows;
       gi.unit_start = units;
       if (mt.tiles == 0) continue;
-      const int group_tiles = mt.tiles * ((p.n + TileShape::kBlockN - 1) / TileShape::kBlockN);
+      const int group_tiles = mt.tiles * TileShape::NTiles(p.n);
       tiles += group_tiles;
-      units += static_cast<long long>(group_tiles) *
-               ((p.k + TileShape::kBlockK - 1) / TileShape::kBlockK);
+      units += static_cast<long long>(group_tiles) * TileShape::KBlocks(p.k);
       keys[num_keys] = MapKey{p.a, p.m, p.k, MapRole::kTokens};
       outs[num_keys++] = &params->maps[s].a;
       keys[num_keys] = MapKey{p.b, p.n, p.k, MapRole::kWeights};
@@ -353,8 +344,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         const int group_tiles = s + 1 < num_groups ? params->info[s + 1].tile_start - gi.tile_start
                                                    : tiles - gi.tile_start;
         if (whole >= gi.tile_start && whole < gi.tile_start + group_tiles) {
-          unit_begin = gi.unit_start + static_cast<long long>(whole - gi.tile_start) *
-                                           ((gi.k + TileShape::kBlockK - 1) / TileShape::kBlockK);
+          unit_begin = gi.unit_start +
+                       static_cast<long long>(whole - gi.tile_start) * TileShape::KBlocks(gi.k);
           break;
         }
       }

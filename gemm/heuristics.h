@@ -21,9 +21,31 @@ inline MTiling ChooseMTiling(int m, int cap = sm90::TileShape::kMaxBlockM) {
   using T = sm90::TileShape;
   if (m <= 0) return {};
   const int tiles = (m + cap - 1) / cap;
-  int rows = (m + tiles - 1) / tiles;
-  rows = (rows + T::kMGranule - 1) / T::kMGranule * T::kMGranule;
+  const int rows = T::RoundRows((m + tiles - 1) / tiles);
   return {(m + rows - 1) / rows, rows};
+}
+
+// Token rows of tile i of a group with m rows tiled as `mt` (the last tile may hold fewer),
+// rounded to the wgmma granule as the kernel does.
+inline int TileRows(const MTiling& mt, int m, int i) {
+  return sm90::TileShape::RoundRows(std::min(mt.rows, m - i * mt.rows));
+}
+
+// The cost model of one tile in row-equivalents: k_blocks * (rows + rows_fixed) + 48 (per-tile
+// prologue/epilogue; a rough fit, see EstimateMakespan and EstimateStreamK).
+inline long long TileCost(int rows, int kblocks, int rows_fixed = 24) {
+  return static_cast<long long>(kblocks) * (rows + rows_fixed) + 48;
+}
+
+// Output tiles of a shape list with token tiles of at most `cap` rows.
+template <typename Groups>
+long long CountTiles(const Groups& groups, int num_groups, int cap = sm90::TileShape::kMaxBlockM) {
+  long long tiles = 0;
+  for (int g = 0; g < num_groups; ++g) {
+    tiles += static_cast<long long>(ChooseMTiling(groups[g].m, cap).tiles) *
+             sm90::TileShape::NTiles(groups[g].n);
+  }
+  return tiles;
 }
 
 // Row caps tried, largest first. Smaller tiles re-read (and re-dequantize) weight tiles but fill
@@ -54,14 +76,11 @@ long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm
   long long makespan = 0;
   for (int g = 0; g < num_groups; ++g) {
     const MTiling mt = ChooseMTiling(groups[g].m, cap);
-    const int n_tiles = (groups[g].n + sm90::TileShape::kBlockN - 1) / sm90::TileShape::kBlockN;
-    const int kblocks = (groups[g].k + sm90::TileShape::kBlockK - 1) / sm90::TileShape::kBlockK;
+    const int n_tiles = sm90::TileShape::NTiles(groups[g].n);
+    const int kblocks = sm90::TileShape::KBlocks(groups[g].k);
     for (int nt = 0; nt < n_tiles; ++nt) {
       for (int i = 0; i < mt.tiles; ++i) {
-        int rows = std::min(mt.rows, groups[g].m - i * mt.rows);
-        rows = (rows + sm90::TileShape::kMGranule - 1) / sm90::TileShape::kMGranule *
-               sm90::TileShape::kMGranule;
-        push_min(static_cast<long long>(kblocks) * (rows + rows_fixed) + 48);
+        push_min(TileCost(TileRows(mt, groups[g].m, i), kblocks, rows_fixed));
       }
     }
   }
@@ -73,12 +92,7 @@ long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm
 // (then the estimate is not worth its cost and big tiles are best).
 template <typename Groups>
 int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
-  long long tiles = 0;
-  for (int g = 0; g < num_groups; ++g) {
-    tiles += static_cast<long long>(ChooseMTiling(groups[g].m).tiles) *
-             ((groups[g].n + sm90::TileShape::kBlockN - 1) / sm90::TileShape::kBlockN);
-  }
-  if (tiles > 8LL * sm_count) return sm90::TileShape::kMaxBlockM;
+  if (CountTiles(groups, num_groups) > 8LL * sm_count) return sm90::TileShape::kMaxBlockM;
   int best = sm90::TileShape::kMaxBlockM;
   long long best_time = -1;
   for (int cap : kMTileCaps) {
@@ -110,13 +124,10 @@ long long EstimateStreamK(const Groups& groups, int num_groups, int sm_count) {
   long long total = 0, units = 0;
   for (int g = 0; g < num_groups; ++g) {
     const MTiling mt = ChooseMTiling(groups[g].m, T::kMaxBlockM);
-    const int n_tiles = (groups[g].n + T::kBlockN - 1) / T::kBlockN;
-    const int kblocks = (groups[g].k + T::kBlockK - 1) / T::kBlockK;
+    const int n_tiles = T::NTiles(groups[g].n);
+    const int kblocks = T::KBlocks(groups[g].k);
     for (int i = 0; i < mt.tiles; ++i) {
-      int rows = std::min(mt.rows, groups[g].m - i * mt.rows);
-      rows = (rows + T::kMGranule - 1) / T::kMGranule * T::kMGranule;
-      total += static_cast<long long>(n_tiles) *
-               (static_cast<long long>(kblocks) * (rows + kKBlockFixedRows) + 48);
+      total += n_tiles * TileCost(TileRows(mt, groups[g].m, i), kblocks, kKBlockFixedRows);
       units += static_cast<long long>(n_tiles) * kblocks;
     }
   }
@@ -135,11 +146,7 @@ template <typename Groups>
 ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k) {
   ShapeChoice c;
   c.cap = ChooseMTileCap(groups, num_groups, sm_count);
-  long long tiles = 0;
-  for (int g = 0; g < num_groups; ++g) {
-    tiles += static_cast<long long>(ChooseMTiling(groups[g].m, c.cap).tiles) *
-             ((groups[g].n + sm90::TileShape::kBlockN - 1) / sm90::TileShape::kBlockN);
-  }
+  const long long tiles = CountTiles(groups, num_groups, c.cap);
   if (!allow_stream_k || tiles == 0 || 2 * tiles > sm_count) return c;
   const long long whole = EstimateMakespan(groups, num_groups, c.cap, sm_count, kKBlockFixedRows);
   const long long sk = EstimateStreamK(groups, num_groups, sm_count);

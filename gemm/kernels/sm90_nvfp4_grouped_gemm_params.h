@@ -35,6 +35,13 @@ struct TileShape {
   static constexpr int kEpilogueRows = 32;       // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
 
+  // Host and device: k-blocks of a K, weight tiles of an N, token rows rounded to the granule.
+  static constexpr int KBlocks(int k) { return (k + kBlockK - 1) / kBlockK; }
+  static constexpr int NTiles(int n) { return (n + kBlockN - 1) / kBlockN; }
+  static constexpr int RoundRows(int rows) {
+    return (rows + kMGranule - 1) / kMGranule * kMGranule;
+  }
+
   // Shared memory, in order; every stage 1024-byte aligned.
   static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;    // 16384 (narrow 8192)
   static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;  // 8192 (narrow 16384)

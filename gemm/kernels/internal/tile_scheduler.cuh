@@ -14,11 +14,8 @@
 
 namespace encore::gemm::sm90 {
 
-// Number of 128-k blocks and whether the last one holds only 64 k (its second scale chunk is then
+// Whether k-block kb (of TileShape::KBlocks(k)) holds only 64 k (its second scale chunk is then
 // neither loaded nor used: the packed values there are TMA zero fill, their scales forced to 0).
-__device__ __forceinline__ int KBlocks(int k) {
-  return (k + TileShape::kBlockK - 1) / TileShape::kBlockK;
-}
 __device__ __forceinline__ bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
 
 struct TileCoord {
@@ -50,7 +47,7 @@ template <int kGroups, Schedule kSchedule>
 struct TileScheduler {
   const Params<kGroups>& p;
 
-  __device__ static int KbOf(const GroupInfo& gi) { return KBlocks(gi.k); }
+  __device__ static int KbOf(const GroupInfo& gi) { return TileShape::KBlocks(gi.k); }
 
   __device__ StreamKPartition Partition() const {
     return StreamKPartition::Make(p.sk_units, static_cast<int>(gridDim.x));
@@ -126,7 +123,7 @@ struct TileScheduler {
     tc.slot = g;
     tc.m0 = m_tile * gi.tile_rows;
     tc.rows = min(gi.tile_rows, m_eff - tc.m0);
-    tc.nw = (tc.rows + TileShape::kMGranule - 1) / TileShape::kMGranule * TileShape::kMGranule;
+    tc.nw = TileShape::RoundRows(tc.rows);
     tc.n0 = n_tile * TileShape::kBlockN;
     return tc;
   }
