@@ -353,9 +353,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       params->sk_units = units - unit_begin;
       ENCORE_ASSIGN_OR_RETURN(void* workspace, StreamKWorkspace(grid));
       params->sk_partials = static_cast<float*>(workspace);
-      params->sk_counters = reinterpret_cast<int*>(static_cast<char*>(workspace) +
-                                                   static_cast<size_t>(grid) * 2 *
-                                                       sm90::kStreamKSlotFloats * sizeof(float));
+      params->sk_counters =
+          reinterpret_cast<int*>(static_cast<char*>(workspace) + sm90::StreamKCountersOffset(grid));
     }
     plan->function = sm90::KernelFunction(kind, kGroups);
     if (plan->function == nullptr) {

@@ -124,8 +124,12 @@ struct StreamKPartition {
 // split tiles: the one its range starts in and the one it ends in) and one arrival counter
 // (indexed by the first CTA of a split tile; zero between launches: the last arriver resets it).
 inline constexpr int kStreamKSlotFloats = TileShape::kBlockN * TileShape::kMaxBlockM;
+// Layout: [2 * ctas slots of fp32 partials | ctas counters (16 bytes each reserved)].
+inline constexpr size_t StreamKCountersOffset(int ctas) {
+  return static_cast<size_t>(ctas) * 2 * kStreamKSlotFloats * sizeof(float);
+}
 inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
-  return static_cast<size_t>(ctas) * (2 * kStreamKSlotFloats * sizeof(float) + 16);
+  return StreamKCountersOffset(ctas) + static_cast<size_t>(ctas) * 16;
 }
 
 struct alignas(64) GroupMaps {
