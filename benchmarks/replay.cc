@@ -170,6 +170,9 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   auto other = std::make_unique<gemm::LaunchPlan>();
   ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(0), plan.get()));
   ENCORE_RETURN_IF_ERROR(runner->Prepare(tiny.args(1), other.get()));
+  if (plan->has_pre() || other->has_pre()) {
+    return absl::InternalError("the floors' GEMM node needs a one-kernel plan (no token pre-pass)");
+  }
   void* slot = nullptr;
   void* other_slot = nullptr;
   const cudaKernelNodeParams p = plan->NodeParams(&slot);

@@ -102,7 +102,7 @@ class NullGemm final : public gemm::Nvfp4GroupedGemm {
 
 class NullGraph final : public ExecutableGraph {
  public:
-  size_t num_nodes() const override { return 1; }
+  size_t num_launches() const override { return 1; }
   absl::Status Patch(size_t, const gemm::LaunchPlan&) override { return absl::OkStatus(); }
   absl::Status Launch(cudaStream_t) override { return absl::OkStatus(); }
 };

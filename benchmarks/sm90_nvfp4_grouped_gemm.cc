@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/raii.h"
 #include "gemm/grouped_gemm.h"
@@ -40,12 +41,17 @@ void Check(const absl::Status& s) {
   }
 }
 
-Nvfp4GroupedGemm* Runner() {
-  static std::unique_ptr<Nvfp4GroupedGemm> runner = [] {
-    auto r = Nvfp4GroupedGemm::Create();
+// One runner per token pre-pass mode (kAuto: the default options).
+Nvfp4GroupedGemm* Runner(TokenPrepass mode) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[3];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[static_cast<int>(mode)];
+  if (runner == nullptr) {
+    RunnerOptions options;
+    options.token_prepass = mode;
+    auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
-    return std::move(*r);
-  }();
+    runner = std::move(*r);
+  }
   return runner.get();
 }
 
@@ -125,9 +131,9 @@ DeviceBuffer& FlushBuffer() {
 }
 
 void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
-                 KernelKind kind) {
+                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto) {
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm = Runner();
+  Nvfp4GroupedGemm* gemm = Runner(mode);
   std::vector<std::unique_ptr<LaunchPlan>> plans;
   for (InputSet& s : sets) {
     plans.push_back(std::make_unique<LaunchPlan>());
@@ -158,7 +164,9 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   state.counters["tiles"] = plans[0]->num_tiles;
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
   state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
-  state.SetLabel(KernelKindName(plans[0]->kind));
+  state.counters["prepass"] = plans[0]->has_pre();
+  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind),
+                              plans[0]->has_pre() ? "+prepass" : ""));
 }
 
 struct BenchShape {
@@ -178,13 +186,27 @@ const BenchShape kShapes[] = {
 const BenchShape kFewTileShapes[] = {
     {"one_tile", {128}, 256, 7168},
     {"decode8", {16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168},
+    {"tiny", {8}, 128, 256},
 };
 
-// One timed batch benchmark per (shape, kernel kind): "<prefix>/<shape>/<kind>".
-void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions) {
+const char* ModeSuffix(TokenPrepass mode) {
+  switch (mode) {
+    case TokenPrepass::kAlways:
+      return "/prepass";
+    case TokenPrepass::kNever:
+      return "/in_kernel";
+    default:
+      return "";
+  }
+}
+
+// One timed batch benchmark per (shape, kernel kind, token mode):
+// "<prefix>/<shape>/<kind>[/prepass|/in_kernel]" (no suffix: the runner's default, kAuto).
+void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions,
+                   TokenPrepass mode = TokenPrepass::kAuto) {
   benchmark::RegisterBenchmark(
-      (std::string(prefix) + "/" + s.name + "/" + KernelKindName(kind)).c_str(),
-      [s, kind](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind); })
+      (std::string(prefix) + "/" + s.name + "/" + KernelKindName(kind) + ModeSuffix(mode)).c_str(),
+      [s, kind, mode](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind, mode); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
       ->Iterations(1)
@@ -197,11 +219,37 @@ void Register() {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
       RegisterShape("fewtiles", s, kind, 15);
     }
+    for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
+      RegisterShape("fewtiles", s, KernelKind::kSimple, 15, mode);
+    }
   }
   for (const BenchShape& s : kShapes) {
     for (KernelKind kind :
          {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
       RegisterShape("gpumode", s, kind, kind == KernelKind::kAuto ? 30 : 15);
+    }
+    for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+      for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
+        RegisterShape("gpumode", s, kind, 15, mode);
+      }
+    }
+  }
+  // Token pre-pass break-even: 8 groups of M = 128, weight tiles per token tile 1 .. 16.
+  for (int k : {2048, 7168}) {
+    for (int nt : {1, 2, 4, 8, 16}) {
+      const BenchShape s{"", std::vector<int>(8, 128), 256 * nt, k};
+      for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
+        benchmark::RegisterBenchmark(
+            absl::StrCat("prepass_even/k", k, "/nt", nt, ModeSuffix(mode)).c_str(),
+            [s, mode](benchmark::State& st) {
+              TimeBatches(st, s.m, s.n, s.k, KernelKind::kAuto, mode);
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(1)
+            ->Repetitions(7)
+            ->ReportAggregatesOnly(true);
+      }
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.

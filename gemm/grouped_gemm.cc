@@ -48,15 +48,17 @@ using sm90::GroupInfo;
 using sm90::Params;
 using sm90::TileShape;
 
-enum class MapRole : int { kTokens = 0, kWeights = 1 };
+// kTokens: packed e2m1 tokens (in-kernel conversion); kTokensF16: pre-pass fp16 token rows.
+enum class MapRole : int { kTokens = 0, kWeights = 1, kTokensF16 = 2 };
 
 struct MapKey {
   const void* ptr;
   int rows;
   int k;
-  MapRole role;  // tokens and weights maps differ in box and swizzle
+  MapRole role;  // the roles differ in element type, box and swizzle
+  int box_rows = 0;  // kTokensF16 only: the group's rows per token tile
   bool operator==(const MapKey& o) const {
-    return ptr == o.ptr && rows == o.rows && k == o.k && role == o.role;
+    return ptr == o.ptr && rows == o.rows && k == o.k && role == o.role && box_rows == o.box_rows;
   }
 };
 struct MapKeyHash {
@@ -64,7 +66,7 @@ struct MapKeyHash {
     size_t h = std::hash<const void*>()(key.ptr);
     h ^= (static_cast<size_t>(key.rows) * 0x9E3779B97F4A7C15ull) + (h << 6) + (h >> 2);
     h ^= (static_cast<size_t>(key.k) * 0xC2B2AE3D27D4EB4Full) + (h << 6) + (h >> 2);
-    return h ^ static_cast<size_t>(key.role);
+    return h ^ (static_cast<size_t>(key.role) + 4 * static_cast<size_t>(key.box_rows));
   }
 };
 
@@ -103,6 +105,22 @@ class TensorMapCache {
   }
 
   absl::Status Encode(const MapKey& key, CUtensorMap* map) const {
+    if (key.role == MapRole::kTokensF16) {
+      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k)),
+                                  static_cast<cuuint64_t>(key.rows)};
+      const cuuint64_t strides[1] = {static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k)) * 2};
+      const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(key.box_rows)};
+      const cuuint32_t elem_strides[2] = {1, 1};
+      return ToStatus(
+          api_.tensor_map_encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                       const_cast<void*>(key.ptr), dims, strides, box,
+                                       elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                       CU_TENSOR_MAP_SWIZZLE_128B,
+                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+          absl::StrCat("cuTensorMapEncodeTiled(fp16 tokens, rows = ", key.rows, ", k = ", key.k,
+                       ", box rows = ", key.box_rows, ")"));
+    }
     const bool tokens = key.role == MapRole::kTokens;
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k / 2),
                                 static_cast<cuuint64_t>(key.rows)};
@@ -138,6 +156,8 @@ class TensorMapCache {
 // on the row cap, so there is one order for the whole-tile kinds and one for stream-K.
 struct ShapePlan {
   ShapeChoice choice;
+  bool prepass_preferred = false;  // PreferPrepass (kAuto)
+  size_t prepass_bytes = 0;        // PrepassWorkspaceBytes
   std::array<uint8_t, kMaxGroups> whole_order;  // slot -> caller's group index (cap choice.cap)
   std::array<uint8_t, kMaxGroups> sk_order;     // the same for stream-K (cap kMaxBlockM)
 };
@@ -208,6 +228,8 @@ class ShapePlanMemo {
     }
     ShapePlan plan;
     plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k);
+    plan.prepass_preferred = PreferPrepass(sorted, n);
+    plan.prepass_bytes = PrepassWorkspaceBytes(sorted, n);
     CostOrder(key, by_m, n, plan.choice.cap, &plan.whole_order);
     CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
     return plan;
@@ -239,12 +261,17 @@ class ShapePlanMemo {
 
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
  public:
-  Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, size_t cache_capacity, bool stream_k,
-                       bool has_device)
+  // `fake_token_workspace` (runners without a device): the address plans use as the pre-pass
+  // workspace, never dereferenced on the host.
+  Sm90Nvfp4GroupedGemm(DeviceInfo info, DriverApi api, const RunnerOptions& options,
+                       bool has_device, void* fake_token_workspace = nullptr)
       : info_(std::move(info)),
-        maps_(api, cache_capacity),
-        stream_k_(stream_k),
-        has_device_(has_device) {}
+        maps_(api, options.tensor_map_cache_capacity),
+        stream_k_(options.stream_k),
+        token_prepass_(options.token_prepass),
+        token_workspace_bytes_(options.token_workspace_bytes),
+        has_device_(has_device),
+        fake_token_workspace_(fake_token_workspace) {}
 
   absl::Status CanImplement(const GroupedGemmArguments& args) const override {
     ENCORE_RETURN_IF_ERROR(Validate(args));
@@ -292,6 +319,25 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     const ShapePlan shape = shape_plans_.Get(args.groups, info_.sm_count, stream_k_);
     if (kind == KernelKind::kAuto && shape.choice.stream_k) kind = KernelKind::kStreamK;
+    const bool fits = shape.prepass_bytes <= token_workspace_bytes_;
+    // Stream-K plans always convert tokens in kernel (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).
+    if (token_prepass_ == TokenPrepass::kAlways && !fits && kind != KernelKind::kStreamK) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "token_prepass = kAlways: the tokens need ", shape.prepass_bytes,
+          " bytes of fp16 workspace; RunnerOptions::token_workspace_bytes is ",
+          token_workspace_bytes_));
+    }
+    const bool prepass = fits && kind != KernelKind::kStreamK && (token_prepass_ == TokenPrepass::kAlways ||
+                                  (token_prepass_ == TokenPrepass::kAuto && shape.prepass_preferred));
+    uint8_t* token_ws = nullptr;
+    if (prepass) {
+      ENCORE_ASSIGN_OR_RETURN(void* ws, TokenWorkspace());
+      token_ws = static_cast<uint8_t*>(ws);
+    }
+    auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
+    if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
+    size_t ws_offset = 0;
+    long long pre_units = 0;
     const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : shape.choice.cap;
     const std::array<uint8_t, kMaxGroups>& order =
         kind == KernelKind::kStreamK ? shape.sk_order : shape.whole_order;
@@ -318,11 +364,27 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       gi.m_tiles = std::max(mt.tiles, 1);
       gi.tile_rows = mt.rows;
       gi.unit_start = units;
+      if (prepass) {  // every slot, M = 0 included: unit_start must be monotonic (binary search)
+        sm90::PrepassGroup& pg = pre->g[s];
+        pg.a = static_cast<const uint8_t*>(p.a);
+        pg.sfa = static_cast<const uint8_t*>(p.sfa);
+        pg.out = reinterpret_cast<uint16_t*>(token_ws + ws_offset);
+        pg.m = p.m;
+        pg.k = p.k;
+        pg.orig = g;
+        pg.unit_start = pre_units;
+        pre_units += static_cast<long long>(p.m) * TileShape::KBlocks(p.k);
+        ws_offset += PrepassGroupBytes(p.m, p.k);
+      }
       if (mt.tiles == 0) continue;
       const int group_tiles = mt.tiles * TileShape::NTiles(p.n);
       tiles += group_tiles;
       units += static_cast<long long>(group_tiles) * TileShape::KBlocks(p.k);
-      keys[num_keys] = MapKey{p.a, p.m, p.k, MapRole::kTokens};
+      if (prepass) {
+        keys[num_keys] = MapKey{pre->g[s].out, p.m, p.k, MapRole::kTokensF16, mt.rows};
+      } else {
+        keys[num_keys] = MapKey{p.a, p.m, p.k, MapRole::kTokens};
+      }
       outs[num_keys++] = &params->maps[s].a;
       keys[num_keys] = MapKey{p.b, p.n, p.k, MapRole::kWeights};
       outs[num_keys++] = &params->maps[s].b;
@@ -356,15 +418,35 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       params->sk_counters =
           reinterpret_cast<int*>(static_cast<char*>(workspace) + sm90::StreamKCountersOffset(grid));
     }
-    plan->function = sm90::KernelFunction(kind, kGroups);
+    const sm90::TokenSource source =
+        prepass ? sm90::TokenSource::kPrepass : sm90::TokenSource::kInKernel;
+    plan->function = sm90::KernelFunction(kind, kGroups, source);
     if (plan->function == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("kind = ", static_cast<int>(kind), " is not a kernel kind"));
     }
     plan->grid = dim3(static_cast<unsigned>(std::max(grid, 1)), 1, 1);
     plan->block = dim3(TileShape::kThreads, 1, 1);
-    plan->dynamic_smem_bytes = TileShape::kSmemBytes;
+    plan->dynamic_smem_bytes = prepass ? sm90::Pipeline<sm90::TokenSource::kPrepass>::kSmemBytes
+                                       : sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes;
     plan->supports_pdl = true;
+    plan->pre.function = nullptr;
+    plan->pre.grid = dim3(1, 1, 1);
+    plan->pre.block = dim3(1, 1, 1);
+    plan->pre.params_bytes = 0;
+    if (prepass) {
+      static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
+                    "pre-pass params too large");
+      pre->device_m = args.device_m;
+      pre->num_groups = num_groups;
+      pre->units = pre_units;
+      const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
+      plan->pre.function = sm90::PrepassFunction(kGroups);
+      plan->pre.grid = dim3(static_cast<unsigned>(
+          std::max<long long>(1, (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads)));
+      plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
+      plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
+    }
     plan->kind = kind;
     plan->num_tiles = tiles;
     plan->params_bytes = sizeof(Params<kGroups>);
@@ -388,32 +470,63 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return workspace_.get();
   }
 
+  // The token pre-pass workspace: RunnerOptions::token_workspace_bytes, allocated by the first
+  // pre-pass plan and never reallocated (captured graphs keep pointing into it).
+  absl::StatusOr<void*> TokenWorkspace() {
+    if (fake_token_workspace_ != nullptr) return fake_token_workspace_;
+    std::lock_guard<std::mutex> lock(workspace_mu_);
+    if (token_workspace_.get() != nullptr) return token_workspace_.get();
+    if (!has_device_) {
+      return absl::FailedPreconditionError(
+          "the token pre-pass needs a device workspace (runner without device)");
+    }
+    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(token_workspace_bytes_));
+    token_workspace_ = std::move(buffer);
+    return token_workspace_.get();
+  }
+
   DeviceInfo info_;
   TensorMapCache maps_;
   ShapePlanMemo shape_plans_;
   const bool stream_k_;
+  const TokenPrepass token_prepass_;
+  const size_t token_workspace_bytes_;
   const bool has_device_;
+  void* const fake_token_workspace_;
   std::mutex workspace_mu_;
   DeviceBuffer workspace_;
+  DeviceBuffer token_workspace_;
 };
 
 }  // namespace
 
 namespace internal {
 std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
-                                                                size_t tensor_map_cache_capacity) {
-  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, tensor_map_cache_capacity,
-                                                /*stream_k=*/false, /*has_device=*/false);
+                                                                size_t tensor_map_cache_capacity,
+                                                                void* fake_token_workspace) {
+  RunnerOptions options;
+  options.tensor_map_cache_capacity = tensor_map_cache_capacity;
+  options.stream_k = false;
+  options.token_prepass =
+      fake_token_workspace != nullptr ? TokenPrepass::kAuto : TokenPrepass::kNever;
+  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, options,
+                                                /*has_device=*/false, fake_token_workspace);
+}
+std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
+                                                                const RunnerOptions& options,
+                                                                void* fake_token_workspace) {
+  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, options,
+                                                /*has_device=*/false, fake_token_workspace);
 }
 }  // namespace internal
 
 absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(RunnerOptions options) {
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));
-  if (info.max_smem_optin_per_block < TileShape::kSmemBytes) {
+  if (info.max_smem_optin_per_block < sm90::kMaxSmemBytes) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device ", info.ordinal, " allows ", info.max_smem_optin_per_block,
-        " bytes of shared memory per block; the kernels need ", TileShape::kSmemBytes));
+        " bytes of shared memory per block; the kernels need ", sm90::kMaxSmemBytes));
   }
   ENCORE_ASSIGN_OR_RETURN(DriverApi api, DriverApi::Load());
   int current = 0;
@@ -426,13 +539,13 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");
   return std::unique_ptr<Nvfp4GroupedGemm>(
-      new Sm90Nvfp4GroupedGemm(std::move(info), api, options.tensor_map_cache_capacity,
-                               options.stream_k, /*has_device=*/true));
+      new Sm90Nvfp4GroupedGemm(std::move(info), api, options, /*has_device=*/true));
 }
 
 absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream, KernelKind kind) {
   RunnerOptions options;
-  options.stream_k = false;  // no 35 MB workspace for a runner that lives for one call
+  options.stream_k = false;  // no workspaces for a runner that lives for one call
+  options.token_prepass = TokenPrepass::kNever;
   ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<Nvfp4GroupedGemm> gemm,
                           Nvfp4GroupedGemm::Create(options));
   return gemm->Run(args, stream, kind);

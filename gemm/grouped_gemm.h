@@ -6,8 +6,9 @@
 // function GroupedGemm() is the plain cold path: it builds a runner, prepares and launches.
 //
 // Thread safety: Prepare/Run/Launch may be called concurrently from several threads (the tensor
-// map cache is guarded by a mutex); CanImplement is const and lock-free. Stream-K plans share the
-// runner's workspace: their launches must be stream-ordered (see RunnerOptions::stream_k).
+// map cache is guarded by a mutex); CanImplement is const and lock-free. Stream-K and token
+// pre-pass plans share the runner's workspaces: their launches must be stream-ordered (see
+// RunnerOptions).
 //
 // Example:
 //   ENCORE_ASSIGN_OR_RETURN(auto gemm, encore::gemm::Nvfp4GroupedGemm::Create());
@@ -28,6 +29,15 @@
 
 namespace encore::gemm {
 
+// Whether the tokens are converted to fp16 once per call by a pre-pass kernel (a LaunchPlan with a
+// pre-kernel) or by every CTA in the GEMM kernel.
+enum class TokenPrepass : int {
+  kAuto = 0,    // when the tokens meet several weight tiles and the workspace holds them
+  kAlways = 1,  // every plan but stream-K ones (ResourceExhausted when the workspace cannot
+                // hold the tokens)
+  kNever = 2,
+};
+
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
@@ -37,6 +47,11 @@ struct RunnerOptions {
   // through one runner must be stream-ordered: one stream, or streams the caller orders with
   // events (as a cuBLAS handle's workspace). Use one runner per concurrent stream, or false.
   bool stream_k = true;
+  // Token pre-pass and its fp16 workspace (allocated once, at this size, by the first plan that
+  // uses it; plans whose tokens need more convert them in kernel). Same stream-ordering rule as
+  // stream-K: one runner per concurrent stream, or kNever.
+  TokenPrepass token_prepass = TokenPrepass::kAuto;
+  size_t token_workspace_bytes = size_t{64} << 20;
 };
 
 class Nvfp4GroupedGemm {
@@ -69,7 +84,8 @@ class Nvfp4GroupedGemm {
 };
 
 // Cold path: create a runner, encode tensor maps, prepare and launch (asynchronous on `stream`).
-// Its runner has RunnerOptions::stream_k = false (no workspace for one call).
+// Its runner has RunnerOptions::stream_k = false and token_prepass = kNever (no workspace for one
+// call).
 [[nodiscard]] absl::Status GroupedGemm(const GroupedGemmArguments& args, cudaStream_t stream,
                                        KernelKind kind = KernelKind::kAuto);
 

@@ -3,6 +3,7 @@
 #ifndef ENCORE_GEMM_HEURISTICS_H_
 #define ENCORE_GEMM_HEURISTICS_H_
 
+#include <cstddef>
 #include <algorithm>
 #include <utility>
 
@@ -138,6 +139,37 @@ long long EstimateStreamK(const Groups& groups, int num_groups, int sm_count) {
 // What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
 // and whether kAuto takes stream-K (always with the largest tiles): only when whole tiles would
 // leave at least half the SMs idle and the model gives stream-K a 10% lead.
+// Token pre-pass (TokenSource::kPrepass): the fp16 workspace a shape list needs (each group's
+// rows of TokenRowHalves(k) halves, 256-byte aligned) and the offset of group g's rows.
+inline size_t PrepassGroupBytes(int m, int k) {
+  const size_t bytes = static_cast<size_t>(std::max(m, 0)) *
+                       static_cast<size_t>(sm90::TileShape::TokenRowHalves(k)) * 2;
+  return (bytes + 255) / 256 * 256;
+}
+template <typename Groups>
+size_t PrepassWorkspaceBytes(const Groups& groups, int num_groups) {
+  size_t bytes = 0;
+  for (int g = 0; g < num_groups; ++g) bytes += PrepassGroupBytes(groups[g].m, groups[g].k);
+  return bytes;
+}
+
+// Whether kAuto converts tokens once in a pre-pass rather than in every weight tile's CTA: worth
+// it when tokens meet several weight tiles (in kernel, a token is converted NTiles(n) times; the
+// pre-pass costs one more kernel, mostly hidden behind the GEMM's prologue by PDL).
+// NOTES: kPrepassMinWeightTiles is the measured break-even (benchmarks/results/NOTES.md, run 23).
+inline constexpr int kPrepassMinWeightTiles = 4;
+template <typename Groups>
+bool PreferPrepass(const Groups& groups, int num_groups) {
+  long long rows = 0, conversions = 0;
+  for (int g = 0; g < num_groups; ++g) {
+    if (groups[g].m <= 0) continue;
+    const long long work = static_cast<long long>(groups[g].m) * sm90::TileShape::KBlocks(groups[g].k);
+    rows += work;
+    conversions += work * sm90::TileShape::NTiles(groups[g].n);
+  }
+  return rows > 0 && conversions >= kPrepassMinWeightTiles * rows;
+}
+
 struct ShapeChoice {
   int cap = sm90::TileShape::kMaxBlockM;
   bool stream_k = false;

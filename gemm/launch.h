@@ -1,11 +1,13 @@
-// A device-ready kernel launch that the graph layer can turn into a kernel node and later patch:
-// the kernel function, its grid, block and dynamic shared memory, and its single by-value
-// parameter block (no pointers to host state; tensor maps are inside the block).
+// A device-ready launch that the graph layer can turn into kernel nodes and later patch: the GEMM
+// kernel's function, grid, block, dynamic shared memory and single by-value parameter block (no
+// pointers to host state; tensor maps are inside the block), optionally preceded by a small
+// kernel on the same stream (the token pre-pass, `pre`): one or two kernels, always in that order.
 //
 // Example:
 //   encore::gemm::LaunchPlan plan;
 //   ENCORE_RETURN_IF_ERROR(gemm.Prepare(args, &plan));
 //   cudaKernelNodeParams p = plan.NodeParams(&arg_slot);  // for cudaGraphAddKernelNode / patching
+//   if (plan.has_pre()) q = plan.pre.NodeParams(&pre_slot);  // the node before it
 //   ENCORE_RETURN_IF_ERROR(gemm.Launch(plan, stream));
 #ifndef ENCORE_GEMM_LAUNCH_H_
 #define ENCORE_GEMM_LAUNCH_H_
@@ -36,6 +38,36 @@ inline const char* KernelKindName(KernelKind k) {
 
 // The largest by-value parameter block any Encore kernel takes (CUDA 12.1+ allows 32764 bytes).
 inline constexpr size_t kMaxParamBytes = 32 * 1024 - 64;
+// The largest parameter block of a plan's first kernel (the token pre-pass).
+inline constexpr size_t kMaxPrepassParamBytes = 4096;
+
+// The optional kernel launched before a plan's main kernel (no dynamic shared memory).
+struct PreLaunch {
+  const void* function = nullptr;  // nullptr: none
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  size_t params_bytes = 0;
+  alignas(64) unsigned char params[kMaxPrepassParamBytes];
+
+  cudaKernelNodeParams NodeParams(void** arg_slot) const {
+    *arg_slot = const_cast<unsigned char*>(params);
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(function);
+    p.gridDim = grid;
+    p.blockDim = block;
+    p.sharedMemBytes = 0;
+    p.kernelParams = arg_slot;
+    p.extra = nullptr;
+    return p;
+  }
+  bool SameLaunch(const PreLaunch& o) const {
+    if (function != o.function) return false;
+    return function == nullptr ||
+           (grid.x == o.grid.x && grid.y == o.grid.y && grid.z == o.grid.z &&
+            block.x == o.block.x && params_bytes == o.params_bytes &&
+            std::memcmp(params, o.params, params_bytes) == 0);
+  }
+};
 
 // NOTES: `params` is stored inline and 64-byte aligned (tensor maps need 64-byte alignment), so a
 // LaunchPlan can be copied and kept in a graph cache entry without owning heap memory.
@@ -51,8 +83,15 @@ struct LaunchPlan {
   int num_tiles = 0;
   size_t params_bytes = 0;
   alignas(64) unsigned char params[kMaxParamBytes];
+  // NOTES: the main kernel of a plan with a pre-kernel reads what the pre-kernel wrote: it is
+  // always launched right after it on the same stream, with PDL (its griddepcontrol.wait waits for
+  // the pre-kernel's completion), and captured as the next node of a chain.
+  PreLaunch pre;
 
-  // Kernel node parameters for this plan. `arg_slot` must outlive the call that consumes the
+  bool has_pre() const { return pre.function != nullptr; }
+  int num_kernels() const { return has_pre() ? 2 : 1; }
+
+  // Kernel node parameters for this plan's main kernel. `arg_slot` must outlive the call that consumes the
   // result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
   cudaKernelNodeParams NodeParams(void** arg_slot) const {
     *arg_slot = const_cast<unsigned char*>(params);
@@ -66,19 +105,38 @@ struct LaunchPlan {
     return p;
   }
 
-  // True when two plans launch the same kernel with the same shape and parameter bytes.
+  // True when two plans launch the same kernels with the same shapes and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
-    return function == o.function && grid.x == o.grid.x && grid.y == o.grid.y &&
+    return pre.SameLaunch(o.pre) && function == o.function && grid.x == o.grid.x && grid.y == o.grid.y &&
            grid.z == o.grid.z && block.x == o.block.x &&
            dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
            std::memcmp(params, o.params, params_bytes) == 0;
   }
 };
 
-// cudaLaunchKernelEx of `plan` on `stream`, with programmatic stream serialization (PDL) when
-// `pdl` is asked and the plan supports it. Enqueues exactly one kernel and nothing else, so a
-// stream capture of it yields one kernel node.
+// cudaLaunchKernelEx of `plan` on `stream`: the pre-kernel if any (with programmatic stream
+// serialization (PDL) when `pdl` is asked), then the main kernel (PDL when asked or after a
+// pre-kernel, if the plan supports it). Enqueues plan.num_kernels() kernels and nothing else, so
+// a stream capture of it yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
+  if (plan.has_pre()) {
+    cudaLaunchConfig_t pre{};
+    pre.gridDim = plan.pre.grid;
+    pre.blockDim = plan.pre.block;
+    pre.dynamicSmemBytes = 0;
+    pre.stream = stream;
+    cudaLaunchAttribute pre_attr[1];
+    if (pdl) {
+      pre_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      pre_attr[0].val.programmaticStreamSerializationAllowed = 1;
+      pre.attrs = pre_attr;
+      pre.numAttrs = 1;
+    }
+    void* pre_args[1] = {const_cast<unsigned char*>(plan.pre.params)};
+    const cudaError_t err = cudaLaunchKernelExC(&pre, plan.pre.function, pre_args);
+    if (err != cudaSuccess) return err;
+    pdl = true;
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = plan.grid;
   config.blockDim = plan.block;

@@ -1,4 +1,5 @@
-// Instantiates the sm90 NVFP4 grouped GEMM kernels and exposes their entry points.
+// Instantiates the sm90 NVFP4 grouped GEMM kernels that convert tokens in kernel, and exposes the
+// entry points of both token sources (the pre-pass ones: sm90_nvfp4_grouped_gemm_prepass.cu).
 #include "gemm/sm90_nvfp4_grouped_gemm.h"
 
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm.cuh"
@@ -7,19 +8,24 @@
 namespace encore::gemm::sm90 {
 
 static_assert(sizeof(Params<64>) <= kMaxParamBytes, "parameter block too large for 64 groups");
-static_assert(TileShape::kSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
+static_assert(kMaxSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
 
-const void* KernelFunction(KernelKind kind, int group_capacity) {
-#define ENCORE_SM90_KERNEL(G)                                                                      \
-  switch (kind) {                                                                                  \
-    case KernelKind::kSimple:                                                                      \
-      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple>);     \
-    case KernelKind::kPersistent:                                                                  \
-      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent>); \
-    case KernelKind::kStreamK:                                                                     \
-      return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK>);    \
-    default:                                                                                       \
-      return nullptr;                                                                              \
+namespace internal {
+const void* InKernelFunction(KernelKind kind, int group_capacity) {
+  constexpr TokenSource kIn = TokenSource::kInKernel;
+#define ENCORE_SM90_KERNEL(G)                                                                   \
+  switch (kind) {                                                                               \
+    case KernelKind::kSimple:                                                                   \
+      return reinterpret_cast<const void*>(                                                     \
+          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kIn>);                              \
+    case KernelKind::kPersistent:                                                               \
+      return reinterpret_cast<const void*>(                                                     \
+          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kIn>);                          \
+    case KernelKind::kStreamK:                                                                  \
+      return reinterpret_cast<const void*>(                                                     \
+          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kIn>);                             \
+    default:                                                                                    \
+      return nullptr;                                                                           \
   }
   switch (group_capacity) {
     case 8:
@@ -31,18 +37,29 @@ const void* KernelFunction(KernelKind kind, int group_capacity) {
   }
 #undef ENCORE_SM90_KERNEL
 }
+}  // namespace internal
+
+const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source) {
+  return source == TokenSource::kPrepass ? internal::PrepassKernelFunction(kind, group_capacity)
+                                         : internal::InKernelFunction(kind, group_capacity);
+}
 
 size_t ParamsBytes(int group_capacity) {
   return group_capacity == 8 ? sizeof(Params<8>) : sizeof(Params<64>);
 }
 
 cudaError_t ConfigureKernels() {
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
-    for (int cap : kGroupCapacities) {
-      cudaError_t err =
-          cudaFuncSetAttribute(KernelFunction(kind, cap),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, TileShape::kSmemBytes);
-      if (err != cudaSuccess) return err;
+  for (TokenSource source : {TokenSource::kInKernel, TokenSource::kPrepass}) {
+    const int smem = source == TokenSource::kPrepass ? Pipeline<TokenSource::kPrepass>::kSmemBytes
+                                                     : Pipeline<TokenSource::kInKernel>::kSmemBytes;
+    for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+      for (int cap : kGroupCapacities) {
+        const void* f = KernelFunction(kind, cap, source);
+        if (f == nullptr) continue;  // not built (stream-K with pre-pass tokens)
+        cudaError_t err =
+            cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (err != cudaSuccess) return err;
+      }
     }
   }
   return cudaSuccess;

@@ -1,6 +1,11 @@
 // Host-side handles on the sm90 NVFP4 grouped GEMM kernels (compiled in
-// sm90_nvfp4_grouped_gemm.cu): entry points per (kernel kind, group capacity) and their one-time
-// configuration. Plain CUDA types only, so the .cu needs no Abseil.
+// sm90_nvfp4_grouped_gemm.cu and sm90_nvfp4_grouped_gemm_prepass.cu): entry points per (kernel
+// kind, group capacity, token source), the token pre-pass, and their one-time configuration.
+// Plain CUDA types only, so the .cu files need no Abseil.
+//
+// Example:
+//   const void* f = sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass);
+//   const void* pre = sm90::PrepassFunction(8);  // launched right before f, same stream
 #ifndef ENCORE_GEMM_SM90_NVFP4_GROUPED_GEMM_H_
 #define ENCORE_GEMM_SM90_NVFP4_GROUPED_GEMM_H_
 
@@ -17,13 +22,22 @@ namespace encore::gemm::sm90 {
 inline constexpr int kGroupCapacities[] = {8, 64};
 inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 
-// nullptr for an unsupported (kind, capacity); kind must be kSimple or kPersistent.
-const void* KernelFunction(KernelKind kind, int group_capacity);
+// nullptr for an unsupported (kind, capacity, source); kind must be kSimple, kPersistent or
+// kStreamK (stream-K only with TokenSource::kInKernel).
+const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source);
+// The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
+const void* PrepassFunction(int group_capacity);
 size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the
 // first failing call's error.
 cudaError_t ConfigureKernels();
+
+namespace internal {
+// One table per token source, each defined in the .cu that instantiates those kernels.
+const void* InKernelFunction(KernelKind kind, int group_capacity);
+const void* PrepassKernelFunction(KernelKind kind, int group_capacity);
+}  // namespace internal
 
 }  // namespace encore::gemm::sm90
 

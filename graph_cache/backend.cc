@@ -13,19 +13,36 @@ namespace {
 
 class CudaExecutableGraph final : public ExecutableGraph {
  public:
-  CudaExecutableGraph(Graph graph, GraphExec exec, std::vector<cudaGraphNode_t> nodes)
-      : graph_(std::move(graph)), exec_(std::move(exec)), nodes_(std::move(nodes)) {}
+  // first[i]: launch i's first node in `nodes` (launch i has first[i + 1] - first[i] nodes).
+  CudaExecutableGraph(Graph graph, GraphExec exec, std::vector<cudaGraphNode_t> nodes,
+                      std::vector<size_t> first)
+      : graph_(std::move(graph)),
+        exec_(std::move(exec)),
+        nodes_(std::move(nodes)),
+        first_(std::move(first)) {}
 
-  size_t num_nodes() const override { return nodes_.size(); }
+  size_t num_launches() const override { return first_.size() - 1; }
 
-  absl::Status Patch(size_t node, const gemm::LaunchPlan& plan) override {
-    if (node >= nodes_.size()) {
-      return absl::OutOfRangeError(absl::StrCat("node ", node, " of ", nodes_.size()));
+  absl::Status Patch(size_t launch, const gemm::LaunchPlan& plan) override {
+    if (launch + 1 >= first_.size()) {
+      return absl::OutOfRangeError(absl::StrCat("launch ", launch, " of ", num_launches()));
+    }
+    const size_t node = first_[launch];
+    const size_t count = first_[launch + 1] - node;
+    if (count != static_cast<size_t>(plan.num_kernels())) {
+      return absl::FailedPreconditionError(absl::StrCat("launch ", launch, " was captured with ",
+                                                        count, " kernel nodes; the plan has ",
+                                                        plan.num_kernels()));
     }
     void* slot = nullptr;
+    if (plan.has_pre()) {
+      const cudaKernelNodeParams pre = plan.pre.NodeParams(&slot);
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &pre),
+                                  "cudaGraphExecKernelNodeSetParams (pre-kernel)");
+    }
     const cudaKernelNodeParams params = plan.NodeParams(&slot);
     ENCORE_RETURN_IF_CUDA_ERROR(
-        cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &params),
+        cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node + count - 1], &params),
         "cudaGraphExecKernelNodeSetParams");
     return absl::OkStatus();
   }
@@ -39,6 +56,7 @@ class CudaExecutableGraph final : public ExecutableGraph {
   Graph graph_;  // declared before exec_: destroyed after it
   GraphExec exec_;
   std::vector<cudaGraphNode_t> nodes_;  // kernel nodes of graph_, in launch order
+  std::vector<size_t> first_;           // launches + 1 entries
 };
 
 // The kernel nodes of `graph` in chain order; an error unless the graph is exactly `n` kernel
@@ -50,8 +68,8 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
   if (count == 0) return absl::FailedPreconditionError("captured an empty graph");
   if (count != n) {
     return absl::UnimplementedError(
-        absl::StrCat("captured ", count, " nodes for ", n,
-                     " launches; the graph cache needs exactly one kernel node per launch"));
+        absl::StrCat("captured ", count, " nodes where the plans launch ", n,
+                     " kernels; the graph cache needs exactly one kernel node per kernel"));
   }
   std::vector<cudaGraphNode_t> nodes(count);
   ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
@@ -140,8 +158,10 @@ class CudaGraphBackend final : public GraphBackend {
       return ToStatus(ended, "cudaStreamEndCapture");
     }
     if (!graph) return absl::InternalError("cudaStreamEndCapture returned no graph");
+    std::vector<size_t> first(plans.size() + 1, 0);
+    for (size_t i = 0; i < plans.size(); ++i) first[i + 1] = first[i] + plans[i]->num_kernels();
     ENCORE_ASSIGN_OR_RETURN(std::vector<cudaGraphNode_t> chain,
-                            KernelChain(graph.get(), plans.size(), &report->programmatic_edges));
+                            KernelChain(graph.get(), first.back(), &report->programmatic_edges));
     report->captured = true;
 
     cudaGraphExec_t exec = nullptr;
@@ -161,7 +181,8 @@ class CudaGraphBackend final : public GraphBackend {
     }
     report->instantiated = true;
     return std::unique_ptr<ExecutableGraph>(
-        new CudaExecutableGraph(std::move(graph), GraphExec(exec), std::move(chain)));
+        new CudaExecutableGraph(std::move(graph), GraphExec(exec), std::move(chain),
+                                std::move(first)));
   }
 
  private:

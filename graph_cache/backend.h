@@ -10,11 +10,12 @@
 //   3. cudaStreamEndCapture — ALWAYS, whether or not step 2 failed — and only then are the
 //      statuses of step 2 and of the end of capture checked (a failed launch leaves no capture
 //      open on the stream);
-//   4. the graph is rejected unless it holds exactly n nodes, all kernel nodes, forming one chain
+//   4. the graph is rejected unless it holds exactly one kernel node per kernel of the plans
+//      (plans[i].num_kernels(): a plan with a pre-kernel launches two), all forming one chain
 //      (an empty graph is an error: "captured an empty graph");
 //   5. cudaGraphInstantiate; on cudaErrorMemoryAllocation, cudaDeviceGraphMemTrim and one retry.
 // The resulting ExecutableGraph owns the graph and its exec (the exec is destroyed first) and
-// knows its kernel nodes in launch order.
+// knows its kernel nodes in launch order, grouped by launch.
 //
 // Thread safety: a backend and its graphs are NOT internally synchronized (CUDA graph objects
 // are not either); the executor serializes every call under its mutex. IsCapturing is the
@@ -24,7 +25,7 @@
 //   ENCORE_ASSIGN_OR_RETURN(std::unique_ptr<GraphBackend> backend, CreateCudaGraphBackend());
 //   BuildReport report;
 //   ENCORE_ASSIGN_OR_RETURN(auto graph, backend->Build(runner, plans, pdl, &report));
-//   ENCORE_RETURN_IF_ERROR(graph->Patch(0, new_plan));
+//   ENCORE_RETURN_IF_ERROR(graph->Patch(0, new_plan));  // launch 0's node(s)
 //   ENCORE_RETURN_IF_ERROR(graph->Launch(stream));
 #ifndef ENCORE_GRAPH_CACHE_BACKEND_H_
 #define ENCORE_GRAPH_CACHE_BACKEND_H_
@@ -42,14 +43,16 @@
 
 namespace encore::graph_cache {
 
-// An instantiated straight-line graph: node i is the launch of plans[i] given to Build.
+// An instantiated straight-line graph: launch i (one kernel node, or two for a plan with a
+// pre-kernel) is plans[i] given to Build.
 class ExecutableGraph {
  public:
   virtual ~ExecutableGraph() = default;
-  virtual size_t num_nodes() const = 0;
-  // Replaces node i's kernel parameters (function, grid, block, smem, parameter block) for every
-  // future launch (cudaGraphExecKernelNodeSetParams); launches already enqueued are unaffected.
-  [[nodiscard]] virtual absl::Status Patch(size_t node, const gemm::LaunchPlan& plan) = 0;
+  virtual size_t num_launches() const = 0;
+  // Replaces launch i's kernel parameters (function, grid, block, smem, parameter blocks) for
+  // every future launch (cudaGraphExecKernelNodeSetParams); launches already enqueued are
+  // unaffected. FailedPrecondition when `plan` has another number of kernels than was captured.
+  [[nodiscard]] virtual absl::Status Patch(size_t launch, const gemm::LaunchPlan& plan) = 0;
   [[nodiscard]] virtual absl::Status Launch(cudaStream_t stream) = 0;
 };
 

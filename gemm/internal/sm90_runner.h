@@ -20,8 +20,15 @@
 namespace encore::gemm::internal {
 
 // `info` needs sm_count; `api` needs tensor_map_encode_tiled. Launch needs a real device.
+// Without `fake_token_workspace` the runner never plans a token pre-pass (TokenPrepass::kNever);
+// with it, plans use that address as the pre-pass workspace (kAuto; never dereferenced).
+std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(
+    DeviceInfo info, DriverApi api, size_t tensor_map_cache_capacity,
+    void* fake_token_workspace = nullptr);
+// The same with every option (stream_k must be false: its workspace would need a device).
 std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
-                                                                size_t tensor_map_cache_capacity);
+                                                                const RunnerOptions& options,
+                                                                void* fake_token_workspace);
 
 }  // namespace encore::gemm::internal
 

@@ -12,7 +12,9 @@
 //     layout, so small M wastes little.
 // Roles (warp specialization, one CTA = 3 warpgroups):
 //   warp 0 lane 0: TMA producer (packed e2m1 tiles by tensor maps, scales by 1D bulk copies);
-//   warps 1-3:     token dequant (raw stage -> fp16 token stage);
+//   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
+//   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
+//                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle);
 //   warpgroups 1-2: weight dequant + wgmma + epilogue (staged through shared memory, 16-byte
 //                  coalesced stores, masked to the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
@@ -69,7 +71,7 @@
 
 namespace encore::gemm::sm90 {
 
-enum class WarpRole { kProducer, kTokenDequant, kConsumer };
+enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer };
 
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
@@ -81,8 +83,10 @@ static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThre
 inline constexpr int kDequantThreads = 96;
 inline constexpr int kConsumerThreads = 256;
 
+template <TokenSource kSrc>
 struct SmemLayout {
-  uint8_t* raw;  // kRawStages x [weights | tokens | weight scales | token scales]
+  using P = Pipeline<kSrc>;
+  uint8_t* raw;  // kRawStages x [weights | weight scales | (in kernel) tokens | token scales]
   uint8_t* tok;  // kTokStages x 2 atoms x [kMaxBlockM rows][128 bytes] fp16, 128B swizzle
   uint16_t* epi;
   uint64_t* raw_full;   // inputs_arrived
@@ -94,41 +98,47 @@ struct SmemLayout {
   __device__ explicit SmemLayout(uint8_t* base) {
     using T = TileShape;
     raw = base;
-    tok = raw + T::kRawStages * T::kRawStageBytes;
-    epi = reinterpret_cast<uint16_t*>(tok + T::kTokStages * T::kTokStageBytes);
+    tok = raw + P::kRawStages * P::kRawStageBytes;
+    epi = reinterpret_cast<uint16_t*>(tok + P::kTokStages * T::kTokStageBytes);
     raw_full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(epi) + T::kEpilogueBytes);
-    raw_empty = raw_full + T::kRawStages;
-    tok_full = raw_empty + T::kRawStages;
-    tok_empty = tok_full + T::kTokStages;
-    sk_arrivals = reinterpret_cast<int*>(tok_empty + T::kTokStages);
-    static_assert((2 * T::kRawStages + 2 * T::kTokStages) * 8 + 4 <= T::kBarrierBytes,
+    raw_empty = raw_full + P::kRawStages;
+    tok_full = raw_empty + P::kRawStages;
+    tok_empty = tok_full + P::kTokStages;
+    sk_arrivals = reinterpret_cast<int*>(tok_empty + P::kTokStages);
+    static_assert((2 * P::kRawStages + 2 * P::kTokStages) * 8 + 4 <= T::kBarrierBytes,
                   "barrier area too small");
   }
-  __device__ uint8_t* RawWeights(int s) const { return raw + s * TileShape::kRawStageBytes; }
-  __device__ uint8_t* RawTokens(int s) const { return RawWeights(s) + TileShape::kRawWeightBytes; }
-  __device__ uint8_t* SfWeights(int s) const { return RawTokens(s) + TileShape::kRawTokenBytes; }
-  __device__ uint8_t* SfTokens(int s) const { return SfWeights(s) + TileShape::kSfWeightBytes; }
+  __device__ uint8_t* RawWeights(int s) const { return raw + s * P::kRawStageBytes; }
+  __device__ uint8_t* SfWeights(int s) const { return RawWeights(s) + TileShape::kRawWeightBytes; }
+  __device__ uint8_t* RawTokens(int s) const { return SfWeights(s) + TileShape::kSfWeightBytes; }
+  __device__ uint8_t* SfTokens(int s) const { return RawTokens(s) + TileShape::kRawTokenBytes; }
   __device__ uint8_t* Tok(int s) const { return tok + s * TileShape::kTokStageBytes; }
 };
 
 // ---------------------------------------------------------------------------------------------
+// Raw stages: packed weights + weight scales, and (in kernel) packed tokens + token scales.
+template <TokenSource kSrc>
 __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUtensorMap* map_b,
                                              const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
-                                             uint64_t pol_first, uint64_t pol_last) {
+                                             const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
+                                             int kb1, uint64_t pol_first, uint64_t pol_last) {
   using T = TileShape;
+  using P = Pipeline<kSrc>;
   const int k64 = gi.k / 64;
   const int mblk0 = tc.m0 / 128;
   const int nblk = (tc.m0 + tc.nw - 1) / 128 - mblk0 + 1;
   const int wblk = min(T::kStrips, (gi.n - tc.n0 + 127) / 128);
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    MbarWait(&sm.raw_empty[s], ((it / T::kRawStages) & 1) ^ 1);
+    const int s = it % P::kRawStages;
+    MbarWait(&sm.raw_empty[s], ((it / P::kRawStages) & 1) ^ 1);
     const uint32_t sf_bytes = HalfBlock(gi.k, kb) ? 512 : 1024;
     MbarArriveExpectTx(&sm.raw_full[s],
-                       T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
+                       P::kPrepass ? T::kRawWeightBytes + sf_bytes * wblk
+                                   : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
     TmaLoad2D(sm.RawWeights(s), map_b, &sm.raw_full[s], kb * 64, tc.n0, pol_first);
-    TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
+    if (!P::kPrepass) {
+      TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
+    }
     // Weight scale blocks past N (wide tiles, N an odd multiple of 128) are not loaded: their
     // rows' outputs are masked in the epilogue.
     for (int b = 0; b < wblk; ++b) {
@@ -136,7 +146,7 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
                gi.sfb + (static_cast<size_t>(tc.n0 / 128 + b) * k64 + 2 * kb) * 512, sf_bytes,
                &sm.raw_full[s], pol_first);
     }
-    for (int b = 0; b < nblk; ++b) {
+    for (int b = 0; b < (P::kPrepass ? 0 : nblk); ++b) {
       BulkLoad(sm.SfTokens(s) + b * 1024,
                gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
                &sm.raw_full[s], pol_last);
@@ -144,15 +154,35 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   }
 }
 
-__device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
-                                            const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
-                                            int dt) {
-  using T = TileShape;
+// TokenSource::kPrepass: the fp16 token stages, two 64-k atoms of tile_rows rows per k-block,
+// straight from the pre-pass workspace (128B swizzle by the tensor map: the layout the token
+// dequant warps write in kernel; rows past the group are zero filled and never stored).
+__device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, const GroupInfo& gi,
+                                                  const TileCoord& tc,
+                                                  const SmemLayout<TokenSource::kPrepass>& sm,
+                                                  uint32_t& it, int kb0, int kb1,
+                                                  uint64_t policy) {
+  using P = Pipeline<TokenSource::kPrepass>;
+  const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
-    MbarWait(&sm.tok_empty[ts], ((it / T::kTokStages) & 1) ^ 1);
+    const int ts = it % P::kTokStages;
+    MbarWait(&sm.tok_empty[ts], ((it / P::kTokStages) & 1) ^ 1);
+    MbarArriveExpectTx(&sm.tok_full[ts], 2 * atom_bytes);
+    TmaLoad2D(sm.Tok(ts), map_a, &sm.tok_full[ts], kb * 128, tc.m0, policy);
+    TmaLoad2D(sm.Tok(ts) + TileShape::kTokAtomBytes, map_a, &sm.tok_full[ts], kb * 128 + 64, tc.m0,
+              policy);
+  }
+}
+
+__device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord& tc,
+                                            const SmemLayout<TokenSource::kInKernel>& sm,
+                                            uint32_t& it, int kb0, int kb1, int dt) {
+  using P = Pipeline<TokenSource::kInKernel>;
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
+    const int s = it % P::kRawStages;
+    const int ts = it % P::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
+    MbarWait(&sm.tok_empty[ts], ((it / P::kTokStages) & 1) ^ 1);
     const bool half = HalfBlock(gi.k, kb);
     for (int r = dt; r < (ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT ? 0 : tc.nw); r += kDequantThreads) {
       TokenRow t;
@@ -229,17 +259,18 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
 }
 
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
-template <int kN>
-__device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout& sm,
+template <int kN, TokenSource kSrc>
+__device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
                                              float (&acc)[128]) {
   using T = TileShape;
+  using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int s = it % T::kRawStages;
-    const int ts = it % T::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / T::kRawStages) & 1);
+    const int s = it % P::kRawStages;
+    const int ts = it % P::kTokStages;
+    MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
     const uint8_t* rw = sm.RawWeights(s);
     uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
     uint32_t sc[S][2];
@@ -276,7 +307,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed.
     Frag frag[2];
     BuildFrag(frag[0], a, sl, 0);
-    MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+    MbarWait(&sm.tok_full[ts], (it / P::kTokStages) & 1);
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
 #pragma unroll
@@ -297,7 +328,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
       BuildFrag(frag, a, sl, part);
-      if (part == 0) MbarWait(&sm.tok_full[ts], (it / T::kTokStages) & 1);
+      if (part == 0) MbarWait(&sm.tok_full[ts], (it / P::kTokStages) & 1);
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
       WgmmaFence();
@@ -314,9 +345,10 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
 // strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+template <TokenSource kSrc>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, uint32_t& it, int kb0, int kb1,
-                                             int cw, int ct, float (&acc)[128]) {
+                                             const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
+                                             int kb1, int cw, int ct, float (&acc)[128]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
   const int lane = ct & 31;
@@ -351,12 +383,15 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   }
 }
 
+template <TokenSource kSrc>
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout& sm, int cw, int ct,
+                                             const SmemLayout<kSrc>& sm, int cw, int ct,
                                              const float (&acc)[128]) {
   using T = TileShape;
-  constexpr float kOut = (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
-                         (ENCORE_SM90_TOKEN_ONE_MUL ? 128.0f : 1.0f);
+  // Undo the fragments' 2^-7 scalings (the pre-pass writes exact token values).
+  constexpr float kOut =
+      (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
+      (ENCORE_SM90_TOKEN_ONE_MUL && kSrc == TokenSource::kInKernel ? 128.0f : 1.0f);
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
   const int wr = (ct >> 5) * 16 + g;
@@ -395,26 +430,33 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   }
 }
 
-template <int kGroups, Schedule kSchedule>
+template <int kGroups, Schedule kSchedule, TokenSource kSrc>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
+  using P = Pipeline<kSrc>;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
-  const SmemLayout sm(base);
+  const SmemLayout<kSrc> sm(base);
   const TileScheduler<kGroups, kSchedule> sched{p};
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const WarpRole role =
-      warp == 0 ? WarpRole::kProducer : (warp < 4 ? WarpRole::kTokenDequant : WarpRole::kConsumer);
+      warp == 0 ? WarpRole::kProducer
+                : (warp >= 4 ? WarpRole::kConsumer
+                             : (!P::kPrepass ? WarpRole::kTokenDequant
+                                             : (warp == 1 ? WarpRole::kTokenProducer
+                                                          : WarpRole::kIdle)));
 
   if (tid == 0) {
-    for (int s = 0; s < TileShape::kRawStages; ++s) {
+    // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
+    // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
+    for (int s = 0; s < P::kRawStages; ++s) {
       MbarInit(&sm.raw_full[s], 1);
-      MbarInit(&sm.raw_empty[s], kDequantThreads + kConsumerThreads);
+      MbarInit(&sm.raw_empty[s], (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads);
     }
-    for (int s = 0; s < TileShape::kTokStages; ++s) {
-      MbarInit(&sm.tok_full[s], kDequantThreads);
+    for (int s = 0; s < P::kTokStages; ++s) {
+      MbarInit(&sm.tok_full[s], P::kPrepass ? 1 : kDequantThreads);
       MbarInit(&sm.tok_empty[s], kConsumerThreads);
     }
     FenceBarrierInit();
@@ -433,14 +475,24 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w.t);
           if (tc.rows <= 0) return;
-          ProducerTile(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it, w.kb0,
-                       w.kb1, pol_first, pol_last);
+          ProducerTile<kSrc>(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
+                             w.kb0, w.kb1, pol_first, pol_last);
         });
-        // Every load is issued: dependents may start launching (they wait for our completion
-        // with griddepcontrol.wait before touching memory).
+        // Every weight load is issued: dependents may start launching (they wait for our
+        // completion with griddepcontrol.wait before touching memory).
         GridDependentsLaunch();
       }
-    } else {
+    } else if constexpr (P::kPrepass) {
+      if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
+        const uint64_t pol_last = PolicyEvictLast();
+        sched.ForEach([&](const WorkItem& w) {
+          const TileCoord tc = sched.Decode(w.t);
+          if (tc.rows <= 0) return;
+          TokenProducerTile(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0, w.kb1,
+                            pol_last);
+        });
+      }
+    } else {  // WarpRole::kTokenDequant
       sched.ForEach([&](const WorkItem& w) {
         const TileCoord tc = sched.Decode(w.t);
         if (tc.rows <= 0) return;
@@ -455,12 +507,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w.t);
       if (tc.rows <= 0) return;
-      ConsumerTile(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+      ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, sm.sk_arrivals, 128 * cw + ct, acc)) {
         return;
       }
-      EpilogueTile(p.info[tc.slot], tc, sm, cw, ct, acc);
+      EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
     });
   }
 }

@@ -29,8 +29,6 @@ struct TileShape {
   static constexpr int kMaxBlockM = ENCORE_SM90_WIDE_N ? 128 : 256;
   static constexpr int kMGranule = 16;
   static constexpr int kBlockK = 128;   // k per pipeline stage (64 bytes of e2m1 per row)
-  static constexpr int kRawStages = 3;  // TMA stages of packed e2m1 + scales
-  static constexpr int kTokStages = ENCORE_SM90_WIDE_N ? 4 : 2;  // stages of fp16 tokens
   static constexpr int kThreads = 384;  // warpgroup 0: TMA + token dequant; 1-2: wgmma consumers
   static constexpr int kEpilogueRows = 32;       // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
@@ -42,20 +40,55 @@ struct TileShape {
     return (rows + kMGranule - 1) / kMGranule * kMGranule;
   }
 
-  // Shared memory, in order; every stage 1024-byte aligned.
+  // fp16 halves per token row of a pre-pass workspace: k-blocks x 128 (a 64-k tail block is
+  // padded with zeros: its k < 64 values are spread over all 128 positions, see the kernel NOTES).
+  static constexpr int TokenRowHalves(int k) { return KBlocks(k) * kBlockK; }
+
+  // Shared-memory pieces (the stage counts depend on the token source: Pipeline below).
   static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;    // 16384 (narrow 8192)
   static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;  // 8192 (narrow 16384)
   static constexpr int kSfWeightBytes = kStrips * 2 * 512;         // 128-row blocks
   static constexpr int kSfTokenBytes = 3 * 2 * 512;                // up to 3 row blocks
-  static constexpr int kRawStageBytes =
-      kRawWeightBytes + kRawTokenBytes + kSfWeightBytes + kSfTokenBytes;  // 29696 (narrow 28672)
   static constexpr int kTokAtomBytes = kMaxBlockM * 128;    // 64 k of fp16 for kMaxBlockM rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 32768 (narrow 65536)
   static constexpr int kEpilogueBytes = 2 * kEpilogueRows * kEpiloguePitch * 2;
-  static constexpr int kBarrierBytes = 128;
-  static constexpr int kSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
-                                    kTokStages * kTokStageBytes + kEpilogueBytes + kBarrierBytes;
+  static constexpr int kBarrierBytes = 256;
 };
+
+// Where the consumers' fp16 token tiles come from (a kernel template argument).
+enum class TokenSource : int {
+  // Three dequant warps convert each raw stage's packed token tile into an fp16 stage: every token
+  // tile is converted once per weight tile it meets (N / kBlockN times per call).
+  kInKernel = 0,
+  // A pre-pass kernel (sm90_nvfp4_token_prepass.cuh) converted every token once per call into an
+  // fp16 workspace; TMA loads those tiles straight into the fp16 stages (no dequant warps).
+  kPrepass = 1,
+};
+
+// The kernel's pipelines per token source. Shared memory, in order, every stage 1024-byte
+// aligned: raw stages | fp16 token stages | epilogue staging | barriers.
+template <TokenSource kSource>
+struct Pipeline {
+  static constexpr bool kPrepass = kSource == TokenSource::kPrepass;
+  // Raw stages: packed e2m1 weights + weight scales (+ packed tokens + token scales in kernel).
+  // NOTES: with the pre-pass a raw stage is 18 KB, so the weight stream (from HBM, the long
+  // latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was just
+  // written) and are fed by their own producer warp, so neither stream waits for the other.
+  static constexpr int kRawStages = kPrepass ? 6 : 3;
+  static constexpr int kTokStages = ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : 2;
+  static constexpr int kRawStageBytes =
+      TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
+      (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
+  static constexpr int kSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
+                                    kTokStages * TileShape::kTokStageBytes +
+                                    TileShape::kEpilogueBytes + TileShape::kBarrierBytes;
+  static_assert(kRawStageBytes % 1024 == 0, "stages must stay 1024-byte aligned");
+};
+// The larger of the two (what a runner must be allowed to use).
+inline constexpr int kMaxSmemBytes =
+    Pipeline<TokenSource::kInKernel>::kSmemBytes > Pipeline<TokenSource::kPrepass>::kSmemBytes
+        ? Pipeline<TokenSource::kInKernel>::kSmemBytes
+        : Pipeline<TokenSource::kPrepass>::kSmemBytes;
 
 // Per group, after the host sorted groups by M (largest first) for load balance.
 struct GroupInfo {
@@ -133,7 +166,9 @@ inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
 }
 
 struct alignas(64) GroupMaps {
-  CUtensorMap a;  // tokens: uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle
+  // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
+  // pre-pass, its fp16 rows {TokenRowHalves(K), M}, box {64, tile_rows}, 128-byte swizzle.
+  CUtensorMap a;
   CUtensorMap b;  // weights: uint8 {K/2, N}, box {64, kBlockN}, no swizzle
 };
 
@@ -155,6 +190,32 @@ struct alignas(64) Params {
   float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
   int* sk_counters;    // gridDim.x, zero between launches
 };
+
+// ---- token pre-pass ----
+// One group of the pre-pass: converts rows [0, m) (device_m[orig] when dynamic) of the packed
+// tokens into fp16 rows of TokenRowHalves(k) halves at `out`, in the GEMM kernel's permuted k
+// order. A work unit is one (row, 128-k block), four threads each.
+struct PrepassGroup {
+  const uint8_t* a;    // packed e2m1, m x k/2
+  const uint8_t* sfa;  // blocked e4m3 scales
+  uint16_t* out;       // fp16 (as bits), m x TokenRowHalves(k)
+  int m;               // rows (capacity when dynamic M)
+  int k;
+  int orig;  // index in the caller's group list (device_m lookup)
+  int pad;
+  long long unit_start;  // work units of all groups before this one
+};
+
+template <int kGroups>
+struct alignas(64) PrepassParams {
+  PrepassGroup g[kGroups];
+  const int32_t* device_m;  // nullptr: static M
+  int num_groups;
+  int pad;
+  long long units;  // all groups' (row, k-block) units
+};
+inline constexpr int kPrepassThreads = 256;
+inline constexpr int kPrepassThreadsPerUnit = 4;
 
 }  // namespace encore::gemm::sm90
 

@@ -173,19 +173,24 @@ void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t
 
 class Sm90GemmTest : public ::testing::Test {
  protected:
-  static Nvfp4GroupedGemm* Runner() {
-    static std::unique_ptr<Nvfp4GroupedGemm> runner = [] {
-      auto r = Nvfp4GroupedGemm::Create();
+  // One runner per token pre-pass mode (kAuto: the default options).
+  static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto) {
+    static std::unique_ptr<Nvfp4GroupedGemm> runners[3];
+    std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[static_cast<int>(mode)];
+    if (runner == nullptr) {
+      RunnerOptions options;
+      options.token_prepass = mode;
+      auto r = Nvfp4GroupedGemm::Create(options);
       EXPECT_TRUE(r.ok()) << r.status();
-      return r.ok() ? std::move(*r) : nullptr;
-    }();
+      if (r.ok()) runner = std::move(*r);
+    }
     return runner.get();
   }
 
   // Uploads, poisons, runs `kind`, checks every group.
   void RunAndCheck(const HostGroupedProblem& host, Distribution dist, KernelKind kind,
-                   const std::string& what) {
-    Nvfp4GroupedGemm* gemm = Runner();
+                   const std::string& what, TokenPrepass mode = TokenPrepass::kAuto) {
+    Nvfp4GroupedGemm* gemm = Runner(mode);
     ASSERT_NE(gemm, nullptr);
     auto dev = DeviceGroupedProblem::Upload(host);
     ASSERT_TRUE(dev.ok()) << dev.status();
@@ -205,6 +210,11 @@ class Sm90GemmTest : public ::testing::Test {
 const char* DistName(Distribution d) {
   return d == Distribution::kGpuMode ? "gpumode" : "fullrange";
 }
+const char* PrepassName(TokenPrepass m) {
+  return m == TokenPrepass::kAlways ? "prepass" : (m == TokenPrepass::kNever ? "in-kernel" : "auto");
+}
+// Both token sources: converted in kernel, and by the pre-pass (stream-K plans always in kernel).
+constexpr TokenPrepass kTokenModes[] = {TokenPrepass::kNever, TokenPrepass::kAlways};
 
 TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
   ENCORE_SKIP_WITHOUT_GPU();
@@ -214,9 +224,14 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
   for (const Case& c : GpuModeCases()) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
       for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
-        const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
-        RunAndCheck(host, dist, kind,
-                    absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind)));
+        for (TokenPrepass mode : kTokenModes) {
+          if (kind == KernelKind::kStreamK && mode == TokenPrepass::kAlways) continue;
+          const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
+          RunAndCheck(host, dist, kind,
+                      absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " ",
+                                   PrepassName(mode)),
+                      mode);
+        }
       }
     }
   }
@@ -234,8 +249,11 @@ TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
       std::fill(hg.b.scales.begin(), hg.b.scales.end(), 0x01);  // 2^-9
       hg.sfb_blocked = ToBlockedScales(hg.b.scales, hg.shape.n, hg.shape.k);
     }
-    RunAndCheck(host, Distribution::kGpuMode, kind,
-                absl::StrCat("subnormal weights ", KernelKindName(kind)));
+    for (TokenPrepass mode : kTokenModes) {
+      RunAndCheck(host, Distribution::kGpuMode, kind,
+                  absl::StrCat("subnormal weights ", KernelKindName(kind), " ", PrepassName(mode)),
+                  mode);
+    }
   }
 }
 
@@ -250,8 +268,11 @@ TEST_F(Sm90GemmTest, SubnormalTokenValuesAreHonored) {
       std::fill(hg.a.scales.begin(), hg.a.scales.end(), 0x01);  // 2^-9
       hg.sfa_blocked = ToBlockedScales(hg.a.scales, hg.shape.m, hg.shape.k);
     }
-    RunAndCheck(host, Distribution::kGpuMode, kind,
-                absl::StrCat("subnormal tokens ", KernelKindName(kind)));
+    for (TokenPrepass mode : kTokenModes) {
+      RunAndCheck(host, Distribution::kGpuMode, kind,
+                  absl::StrCat("subnormal tokens ", KernelKindName(kind), " ", PrepassName(mode)),
+                  mode);
+    }
   }
 }
 
@@ -261,10 +282,14 @@ TEST_F(Sm90GemmTest, SixtyFourGroups) {
   for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
     for (KernelKind kind :
          {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK, KernelKind::kAuto}) {
-      seed += 2;
-      const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
-      RunAndCheck(host, dist, kind,
-                  absl::StrCat("64 groups ", DistName(dist), " ", KernelKindName(kind)));
+      for (TokenPrepass mode : kTokenModes) {
+        seed += 2;
+        const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
+        RunAndCheck(host, dist, kind,
+                    absl::StrCat("64 groups ", DistName(dist), " ", KernelKindName(kind), " ",
+                                 PrepassName(mode)),
+                    mode);
+      }
     }
   }
 }
@@ -274,7 +299,8 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   const std::vector<Shape> shapes =
       Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256}, {256, 512, 128, 192, 256});
   const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK})
+  for (TokenPrepass mode : kTokenModes) {
     const HostGroupedProblem host =
         MakeHostProblem(shapes, Distribution::kFullRange, std::random_device{}());
     auto dev = DeviceGroupedProblem::Upload(host);
@@ -287,13 +313,14 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     GroupedGemmArguments args = dev->args();
     args.device_m = dm->as<int32_t>();
-    ENCORE_ASSERT_OK(Runner()->Run(args, nullptr, kind));
+    ENCORE_ASSERT_OK(Runner(mode)->Run(args, nullptr, kind));
     SyncOrDie();
     for (size_t g = 0; g < shapes.size(); ++g) {
       auto c = dev->DownloadC(static_cast<int>(g), nullptr);
       ASSERT_TRUE(c.ok());
       ExpectGroupMatches(host.groups[g], *c, device_m[g], 1,
-                         absl::StrCat("dynamic M ", KernelKindName(kind), " group ", g));
+                         absl::StrCat("dynamic M ", KernelKindName(kind), " ", PrepassName(mode),
+                                      " group ", g));
     }
   }
 }
@@ -451,6 +478,77 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
     ASSERT_TRUE(c.ok());
     ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
                        absl::StrCat("pdl group ", g));
+  }
+}
+
+// Pre-pass plans: two kernels sharing the runner's token workspace. Ragged K with 64-k tail blocks
+// (K = 64, 192, 320: the tail's k < 64 values are spread over a whole 128-position block), an M = 0
+// group, M = 1 and M = 129; (1) two problems of the same shapes launched back to back on one
+// stream with PDL, so the second pre-pass must not overwrite the workspace while the first GEMM
+// still reads it; (2) a two-node graph (pre-kernel -> GEMM) built from the node parameters,
+// replayed twice with poisoned outputs.
+TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways);
+  ASSERT_NE(gemm, nullptr);
+  const std::vector<Shape> shapes = Zip({129, 0, 1, 200, 64}, {1024, 256, 512, 2048, 768},
+                                        {192, 256, 64, 320, 1024});
+  uint64_t seed = std::random_device{}();
+  for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+    for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+      const HostGroupedProblem h1 = MakeHostProblem(shapes, dist, ++seed);
+      const HostGroupedProblem h2 = MakeHostProblem(shapes, dist, ++seed);
+      auto d1 = DeviceGroupedProblem::Upload(h1);
+      auto d2 = DeviceGroupedProblem::Upload(h2);
+      ASSERT_TRUE(d1.ok() && d2.ok());
+      auto p1 = std::make_unique<LaunchPlan>();
+      auto p2 = std::make_unique<LaunchPlan>();
+      ENCORE_ASSERT_OK(gemm->Prepare(d1->args(), p1.get(), kind));
+      ENCORE_ASSERT_OK(gemm->Prepare(d2->args(), p2.get(), kind));
+      ASSERT_TRUE(p1->has_pre() && p2->has_pre());
+      const int max_ulps = dist == Distribution::kGpuMode ? 0 : 1;
+      auto check = [&](const HostGroupedProblem& h, DeviceGroupedProblem& d,
+                       const std::string& what) {
+        for (size_t g = 0; g < h.groups.size(); ++g) {
+          auto c = d.DownloadC(static_cast<int>(g), nullptr);
+          ASSERT_TRUE(c.ok());
+          ExpectGroupMatches(h.groups[g], *c, h.groups[g].shape.m, max_ulps,
+                             absl::StrCat(what, " ", DistName(dist), " ", KernelKindName(kind),
+                                          " group ", g));
+        }
+      };
+      auto stream = Stream::Create();
+      ASSERT_TRUE(stream.ok());
+      for (int rep = 0; rep < 3; ++rep) {
+        ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
+        ENCORE_ASSERT_OK(d2->PoisonOutputs(stream->get()));
+        ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
+        ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
+        SyncOrDie(stream->get());
+        check(h1, *d1, absl::StrCat("back to back, first, rep ", rep));
+        check(h2, *d2, absl::StrCat("back to back, second, rep ", rep));
+      }
+
+      auto graph = Graph::Create();
+      ASSERT_TRUE(graph.ok());
+      void* pre_slot = nullptr;
+      void* slot = nullptr;
+      const cudaKernelNodeParams pre_params = p1->pre.NodeParams(&pre_slot);
+      const cudaKernelNodeParams params = p1->NodeParams(&slot);
+      cudaGraphNode_t pre_node, node;
+      ENCORE_ASSERT_OK(ToStatus(
+          cudaGraphAddKernelNode(&pre_node, graph->get(), nullptr, 0, &pre_params), "pre node"));
+      ENCORE_ASSERT_OK(ToStatus(
+          cudaGraphAddKernelNode(&node, graph->get(), &pre_node, 1, &params), "GEMM node"));
+      auto exec = GraphExec::Instantiate(graph->get());
+      ASSERT_TRUE(exec.ok()) << exec.status();
+      for (int rep = 0; rep < 2; ++rep) {
+        ENCORE_ASSERT_OK(d1->PoisonOutputs(nullptr));
+        ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), nullptr), "cudaGraphLaunch"));
+        SyncOrDie();
+        check(h1, *d1, absl::StrCat("graph replay ", rep));
+      }
+    }
   }
 }
 

@@ -38,7 +38,8 @@ std::atomic<int> encode_calls{0};
 const void* fail_on = nullptr;  // the encoder fails for this global address
 
 CUresult FakeEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void* address,
-                    const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                    const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t* box,
+                    const cuuint32_t*,
                     CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
                     CUtensorMapFloatOOBfill) {
   encode_calls.fetch_add(1);
@@ -47,6 +48,7 @@ CUresult FakeEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void* add
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   std::memcpy(map, &a, sizeof(a));  // recognisable contents
   std::memcpy(reinterpret_cast<char*>(map) + 8, dims, 2 * sizeof(cuuint64_t));
+  std::memcpy(reinterpret_cast<char*>(map) + 24, box, 2 * sizeof(cuuint32_t));
   return CUDA_SUCCESS;
 }
 
@@ -232,6 +234,161 @@ TEST_F(Sm90RunnerHostTest, CacheCapacityBoundsTheMapsKept) {
   const auto oldest = Groups({64}, 128, 128, 100);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{oldest}, plan_.get()));
   EXPECT_EQ(encode_calls.load(), 82) << "evicted maps are encoded again";
+}
+
+// ---- token pre-pass plans ----
+
+struct MapView {  // what FakeEncode recorded
+  uintptr_t address;
+  uint64_t dims[2];
+  uint32_t box[2];
+};
+MapView View(const CUtensorMap& m) {
+  MapView v;
+  std::memcpy(&v.address, &m, 8);
+  std::memcpy(v.dims, reinterpret_cast<const char*>(&m) + 8, 16);
+  std::memcpy(v.box, reinterpret_cast<const char*>(&m) + 24, 8);
+  return v;
+}
+
+class Sm90PrepassHostTest : public ::testing::Test {
+ protected:
+  static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
+  std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20) {
+    DeviceInfo info;
+    info.sm_count = 132;
+    DriverApi api;
+    api.tensor_map_encode_tiled = &FakeEncode;
+    RunnerOptions options;
+    options.stream_k = false;
+    options.token_prepass = mode;
+    options.token_workspace_bytes = bytes;
+    return internal::CreateSm90RunnerWithoutDevice(info, api, options,
+                                                   const_cast<void*>(Addr(kWorkspace)));
+  }
+};
+
+// GPU MODE shape 0 (16 weight tiles per token tile): kAuto converts the tokens once, in a
+// pre-kernel whose groups, units and workspace regions line up with the GEMM's slots and maps.
+TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
+  auto gemm = Make(TokenPrepass::kAuto);
+  const std::vector<int> ms = {80, 176, 128, 72, 64, 248, 0, 160};
+  const std::vector<GroupProblem> groups = Groups(ms, 4096, 7168, 3);
+  GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
+  ASSERT_TRUE(plan->has_pre());
+  EXPECT_EQ(plan->num_kernels(), 2);
+  EXPECT_EQ(plan->pre.block.x, static_cast<unsigned>(sm90::kPrepassThreads));
+  EXPECT_EQ(plan->pre.params_bytes, sizeof(sm90::PrepassParams<8>));
+  const auto* pre = reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params);
+  const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
+  const int kbs = sm90::TileShape::KBlocks(7168);
+  long long units = 0;
+  for (int m : ms) units += static_cast<long long>(m) * kbs;
+  EXPECT_EQ(pre->units, units);
+  EXPECT_EQ(pre->num_groups, 8);
+  EXPECT_EQ(pre->device_m, nullptr);
+  EXPECT_EQ(static_cast<long long>(plan->pre.grid.x),
+            (units * sm90::kPrepassThreadsPerUnit + sm90::kPrepassThreads - 1) /
+                sm90::kPrepassThreads);
+  const size_t row_bytes = sm90::TileShape::TokenRowHalves(7168) * 2;
+  long long expect_start = 0;
+  uintptr_t end = kWorkspace;
+  for (int s = 0; s < 8; ++s) {
+    const sm90::PrepassGroup& g = pre->g[s];
+    const sm90::GroupInfo& gi = params->info[s];
+    EXPECT_EQ(g.orig, gi.orig) << "slot " << s;
+    EXPECT_EQ(g.unit_start, expect_start) << "slot " << s << ": units must follow the slots";
+    if (gi.m == 0) continue;
+    EXPECT_EQ(g.a, groups[g.orig].a);
+    EXPECT_EQ(g.sfa, groups[g.orig].sfa);
+    EXPECT_EQ(g.m, ms[g.orig]);
+    EXPECT_EQ(g.k, 7168);
+    expect_start += static_cast<long long>(g.m) * kbs;
+    const uintptr_t out = reinterpret_cast<uintptr_t>(g.out);
+    EXPECT_EQ(out, end) << "regions are packed in slot order";
+    EXPECT_EQ(out % 256, 0u);
+    end = out + (g.m * row_bytes + 255) / 256 * 256;
+    const MapView a = View(params->maps[s].a);
+    EXPECT_EQ(a.address, out) << "the GEMM reads the pre-pass rows";
+    EXPECT_EQ(a.dims[0], static_cast<uint64_t>(sm90::TileShape::TokenRowHalves(7168)));
+    EXPECT_EQ(a.dims[1], static_cast<uint64_t>(g.m));
+    EXPECT_EQ(a.box[0], 64u);
+    EXPECT_EQ(a.box[1], static_cast<uint32_t>(gi.tile_rows)) << "one box = one token tile";
+  }
+  EXPECT_EQ(expect_start, units);
+  EXPECT_LE(end - kWorkspace, size_t{64} << 20);
+  EXPECT_EQ(plan->dynamic_smem_bytes,
+            static_cast<unsigned>(sm90::Pipeline<sm90::TokenSource::kPrepass>::kSmemBytes));
+
+  // Deterministic, and pointer-sensitive through the pre-pass block too.
+  auto again = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, again.get()));
+  EXPECT_TRUE(plan->SameLaunch(*again));
+  std::vector<GroupProblem> moved = groups;
+  moved[0].sfa = Addr(reinterpret_cast<uintptr_t>(moved[0].sfa) + 0x100);
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(moved)}, again.get()));
+  EXPECT_FALSE(plan->SameLaunch(*again)) << "the token scales are read by the pre-kernel only";
+}
+
+TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
+  auto gemm = Make(TokenPrepass::kAuto);
+  const std::vector<GroupProblem> groups = Groups({96, 40}, 256, 512, 4);  // 1 weight tile
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
+  EXPECT_FALSE(plan->has_pre());
+  EXPECT_EQ(plan->num_kernels(), 1);
+  EXPECT_EQ(plan->dynamic_smem_bytes,
+            static_cast<unsigned>(sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes));
+  // kAlways converts them in a pre-pass anyway; kNever never does.
+  ENCORE_ASSERT_OK(Make(TokenPrepass::kAlways)
+                       ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
+  EXPECT_TRUE(plan->has_pre());
+  const std::vector<GroupProblem> big = Groups({256, 256}, 4096, 4096, 5);
+  ENCORE_ASSERT_OK(Make(TokenPrepass::kNever)
+                       ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
+  EXPECT_FALSE(plan->has_pre());
+}
+
+TEST_F(Sm90PrepassHostTest, WorkspaceTooSmall) {
+  const std::vector<GroupProblem> groups = Groups({256, 256}, 4096, 4096, 6);  // 4 MiB of fp16
+  const GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(Make(TokenPrepass::kAuto, size_t{1} << 20)->Prepare(args, plan.get()));
+  EXPECT_FALSE(plan->has_pre()) << "kAuto falls back to converting in kernel";
+  const absl::Status s = Make(TokenPrepass::kAlways, size_t{1} << 20)->Prepare(args, plan.get());
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "token_workspace_bytes")) << s;
+  ENCORE_ASSERT_OK(Make(TokenPrepass::kAlways, size_t{4} << 20)->Prepare(args, plan.get()));
+  EXPECT_TRUE(plan->has_pre()) << "exactly the bytes needed is enough";
+}
+
+TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
+  auto gemm = Make(TokenPrepass::kAlways);
+  const std::vector<GroupProblem> groups = Groups({256, 64}, 2048, 1024, 7);
+  GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  args.device_m = reinterpret_cast<const int32_t*>(Addr(0x5000000000ull));
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
+  ASSERT_TRUE(plan->has_pre());
+  EXPECT_EQ(reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params)->device_m,
+            args.device_m);
+}
+
+TEST_F(Sm90PrepassHostTest, WarmPrepassPrepareAllocatesNothing) {
+  auto gemm = Make(TokenPrepass::kAuto);
+  const std::vector<GroupProblem> groups = Groups({80, 176, 128, 72}, 4096, 7168, 8);
+  const GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
+  ASSERT_TRUE(plan->has_pre());
+  g_allocations = 0;
+  g_count_allocations = true;
+  const absl::Status s = gemm->Prepare(args, plan.get());
+  g_count_allocations = false;
+  ENCORE_ASSERT_OK(s);
+  EXPECT_EQ(g_allocations.load(), 0);
 }
 
 }  // namespace

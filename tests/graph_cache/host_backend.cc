@@ -26,7 +26,7 @@ class HostGraph final : public ExecutableGraph {
   }
   ~HostGraph() override { backend_->live_graphs_.fetch_sub(1); }
 
-  size_t num_nodes() const override { return plans_.size(); }
+  size_t num_launches() const override { return plans_.size(); }
 
   absl::Status Patch(size_t node, const gemm::LaunchPlan& plan) override {
     if (node >= plans_.size()) return absl::OutOfRangeError("no such node");

@@ -35,14 +35,12 @@ __device__ __forceinline__ void LoadTokenRow(TokenRow& t, const uint8_t* raw_tok
   t.s1 = half ? 0u : *reinterpret_cast<const uint32_t*>(sp + 512);
 }
 
-// Converts a loaded row and stores it as row r of the fp16 token stage `tok`.
-// One-multiply form (kOneMul): e2m1 * (scale * 2^7), i.e. value * 2^-7 (the epilogue rescales).
+// Token scales of one 128-k block (s0: k [0, 64), s1: k [64, 128), 4 e4m3 codes each) -> the
+// broadcast half2 scale of word (c, q) as sc[c][q >> 1] (word (c, q) holds k [32c + 8q, +8), its
+// scale column is 2c + q / 2). kOneMul: scale * 2^7 (for e2m1 * 2^-14 codes: value * 2^-7).
 template <bool kOneMul>
-__device__ __forceinline__ void StoreTokenRow(const TokenRow& t, uint8_t* tok, int r) {
-  using T = TileShape;
-  // Scale of word (c, q) is column j = 2c + q/2: pair c of {s0 lo, s0 hi, s1 lo, s1 hi}.
-  uint32_t sc[4][2];
-  const uint32_t pairs[4] = {t.s0 & 0xFFFF, t.s0 >> 16, t.s1 & 0xFFFF, t.s1 >> 16};
+__device__ __forceinline__ void TokenScales(uint32_t s0, uint32_t s1, uint32_t (&sc)[4][2]) {
+  const uint32_t pairs[4] = {s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16};
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     const uint32_t h = kOneMul ? HMul2(E4m3x2ToHalf2(pairs[c]), kHalf2Two7)  // 448 * 2^7 < 65504
@@ -50,31 +48,46 @@ __device__ __forceinline__ void StoreTokenRow(const TokenRow& t, uint8_t* tok, i
     sc[c][0] = BroadcastLo(h);
     sc[c][1] = BroadcastHi(h);
   }
+}
+
+// Word column q of a 128-k block (words w[c] = (c, q), c = 0..3, with their scales s[c]) -> the
+// four 16-byte chunks ch = 4 (q & 1) + i (i = 0..3) of fp16 atom q >> 1, in the kernel's permuted
+// k order (chunk ch, half2 c = k {32c + 8q + i, +4}). kOneMul: one multiply (value * 2^-7, s from
+// TokenScales<true>); else exact values in two multiplies.
+template <bool kOneMul>
+__device__ __forceinline__ void ConvertTokenColumn(const uint32_t (&w)[4], const uint32_t (&s)[4],
+                                                   uint4 (&out)[4]) {
+  uint32_t x[4][4];  // [i][c]
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const uint32_t v[4] = {E2m1PairToHalf2Shifted<0>(w[c]), E2m1PairToHalf2Shifted<1>(w[c]),
+                           E2m1PairToHalf2Shifted<2>(w[c]), E2m1PairToHalf2Shifted<3>(w[c])};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      x[i][c] = kOneMul ? HMul2(v[i], s[c]) : HMul2(HMul2(v[i], kHalf2Two14), s[c]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[i] = make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
+}
+
+// Converts a loaded row and stores it as row r of the fp16 token stage `tok` (128B swizzle).
+template <bool kOneMul>
+__device__ __forceinline__ void StoreTokenRow(const TokenRow& t, uint8_t* tok, int r) {
+  using T = TileShape;
+  uint32_t sc[4][2];
+  TokenScales<kOneMul>(t.s0, t.s1, sc);
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
-    uint32_t x[4][4];  // [i][c]
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      const uint32_t word = t.w[c][q];
-      const uint32_t s = sc[c][q >> 1];
-      if (kOneMul) {
-        x[0][c] = HMul2(E2m1PairToHalf2Shifted<0>(word), s);
-        x[1][c] = HMul2(E2m1PairToHalf2Shifted<1>(word), s);
-        x[2][c] = HMul2(E2m1PairToHalf2Shifted<2>(word), s);
-        x[3][c] = HMul2(E2m1PairToHalf2Shifted<3>(word), s);
-      } else {
-        x[0][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<0>(word), kHalf2Two14), s);
-        x[1][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<1>(word), kHalf2Two14), s);
-        x[2][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<2>(word), kHalf2Two14), s);
-        x[3][c] = HMul2(HMul2(E2m1PairToHalf2Shifted<3>(word), kHalf2Two14), s);
-      }
-    }
+    const uint32_t w[4] = {t.w[0][q], t.w[1][q], t.w[2][q], t.w[3][q]};
+    const uint32_t s[4] = {sc[0][q >> 1], sc[1][q >> 1], sc[2][q >> 1], sc[3][q >> 1]};
+    uint4 out[4];
+    ConvertTokenColumn<kOneMul>(w, s, out);
     uint8_t* row = tok + (q >> 1) * T::kTokAtomBytes + r * 128;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int ch = 4 * (q & 1) + i;
-      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) =
-          make_uint4(x[i][0], x[i][1], x[i][2], x[i][3]);
+      *reinterpret_cast<uint4*>(row + ((ch ^ (r & 7)) << 4)) = out[i];
     }
   }
 }

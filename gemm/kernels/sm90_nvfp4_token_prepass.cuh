@@ -1,0 +1,81 @@
+// sm_90a token pre-pass of the NVFP4 grouped GEMM: converts every group's packed e2m1 tokens
+// (A, with blocked e4m3 scales) once per call into exact fp16 rows of a workspace, in the GEMM
+// kernel's permuted k order, so the GEMM (TokenSource::kPrepass) TMA-loads fp16 token tiles
+// instead of converting each token tile once per weight tile it meets.
+//
+// Work: one unit = (group, row, 128-k block), four threads per unit; thread q converts word
+// column q (bytes 4q..4q+3 of each 16-byte quarter of the row's 64 packed bytes) into 64
+// contiguous bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3), so a warp writes 2 KB
+// contiguously. A 64-k tail block is written as a full 128-position block with zeros for
+// k >= 64 (its scales are zero), which the GEMM's zeroed weight scales there multiply.
+//
+// PDL: launch_dependents first (the GEMM may start its prologue; it waits for this grid's
+// completion before reading), then griddepcontrol.wait before writing: the previous GEMM on the
+// stream may still be reading the workspace.
+//
+// Example (host, gemm/grouped_gemm.cc): grid = ceil(units * 4 / 256), block = 256,
+//   params = PrepassParams<G>{...} by value; launched right before the GEMM on the same stream.
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/dequant.cuh"
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/token_dequant.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+template <int kGroups>
+__global__ void __launch_bounds__(kPrepassThreads)
+    Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
+  GridDependentsLaunch();
+  GridDependencyWait();
+  const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
+  const long long u = tid / kPrepassThreadsPerUnit;
+  const int q = static_cast<int>(tid % kPrepassThreadsPerUnit);
+  if (u >= p.units) return;
+  // The group holding unit u: the last one whose unit_start <= u (binary search).
+  int lo = 0, hi = p.num_groups - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.g[mid].unit_start <= u) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const PrepassGroup& g = p.g[lo];
+  const int kbs = TileShape::KBlocks(g.k);
+  const long long local = u - g.unit_start;
+  const int row = static_cast<int>(local / kbs);
+  const int kb = static_cast<int>(local % kbs);
+  const int m = p.device_m != nullptr ? min(g.m, p.device_m[g.orig]) : g.m;
+  if (row >= m) return;  // dynamic M: rows past the step's M are never read by the GEMM's stores
+
+  const bool half = 2 * kb + 1 >= g.k / 64;
+  const uint8_t* src = g.a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
+  uint32_t w[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    w[c] = (half && c >= 2) ? 0u : __ldg(reinterpret_cast<const uint32_t*>(src + 16 * c));
+  }
+  // Blocked scales: ((row / 128) * ceil(K / 64) + j / 4) * 512 + (row % 32) * 16 + ...
+  const uint8_t* sp = g.sfa + (static_cast<size_t>(row / 128) * (g.k / 64) + 2 * kb) * 512 +
+                      (row & 31) * 16 + ((row & 127) >> 5) * 4;
+  const uint32_t s0 = __ldg(reinterpret_cast<const uint32_t*>(sp));
+  const uint32_t s1 = half ? 0u : __ldg(reinterpret_cast<const uint32_t*>(sp + 512));
+  uint32_t sc[4][2];
+  TokenScales</*kOneMul=*/false>(s0, s1, sc);
+  const bool upper = q >= 2;  // (no runtime array index: that would put sc in local memory)
+  const uint32_t s[4] = {upper ? sc[0][1] : sc[0][0], upper ? sc[1][1] : sc[1][0],
+                         upper ? sc[2][1] : sc[2][0], upper ? sc[3][1] : sc[3][0]};
+  uint4 out[4];
+  ConvertTokenColumn</*kOneMul=*/false>(w, s, out);
+  uint4* dst = reinterpret_cast<uint4*>(
+      g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) + kb * 128 + 32 * q);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) dst[i] = out[i];
+}
+
+}  // namespace encore::gemm::sm90
