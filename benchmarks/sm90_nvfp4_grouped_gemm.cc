@@ -20,6 +20,7 @@
 #include "cuda_utils/device.h"
 #include "cuda_utils/raii.h"
 #include "gemm/grouped_gemm.h"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
 
@@ -217,6 +218,7 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 void Register() {
   for (const BenchShape& s : kFewTileShapes) {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
+      if (kind == KernelKind::kStreamK && !sm90::kStreamKBuilt) continue;
       RegisterShape("fewtiles", s, kind, 15);
     }
     for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
@@ -226,6 +228,7 @@ void Register() {
   for (const BenchShape& s : kShapes) {
     for (KernelKind kind :
          {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+      if (kind == KernelKind::kStreamK && !sm90::kStreamKBuilt) continue;
       RegisterShape("gpumode", s, kind, kind == KernelKind::kAuto ? 30 : 15);
     }
     for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
@@ -237,7 +240,7 @@ void Register() {
   // Token pre-pass break-even: 8 groups of M = 128, weight tiles per token tile 1 .. 16.
   for (int k : {2048, 7168}) {
     for (int nt : {1, 2, 4, 8, 16}) {
-      const BenchShape s{"", std::vector<int>(8, 128), 256 * nt, k};
+      const BenchShape s{"", std::vector<int>(8, 128), sm90::TileShape::kBlockN * nt, k};
       for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
         benchmark::RegisterBenchmark(
             absl::StrCat("prepass_even/k", k, "/nt", nt, ModeSuffix(mode)).c_str(),

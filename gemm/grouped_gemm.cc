@@ -317,7 +317,13 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       return absl::FailedPreconditionError(
           "kind = stream_k: this runner was created with RunnerOptions::stream_k = false");
     }
-    const ShapePlan shape = shape_plans_.Get(args.groups, info_.sm_count, stream_k_);
+    if (kind == KernelKind::kStreamK && !sm90::kStreamKBuilt) {
+      return absl::FailedPreconditionError(
+          "kind = stream_k: not built for the 128 x 256 tile (sm90::kStreamKBuilt; its kernel "
+          "kept the accumulators in local memory)");
+    }
+    const ShapePlan shape =
+        shape_plans_.Get(args.groups, info_.sm_count, stream_k_ && sm90::kStreamKBuilt);
     if (kind == KernelKind::kAuto && shape.choice.stream_k) kind = KernelKind::kStreamK;
     const bool fits = shape.prepass_bytes <= token_workspace_bytes_;
     // Stream-K plans always convert tokens in kernel (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).

@@ -41,7 +41,8 @@ enum class TokenPrepass : int {
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
-  // Let kAuto choose stream-K (KernelKind::kStreamK) where the model predicts >= 10% gain.
+  // Let kAuto choose stream-K (KernelKind::kStreamK) where the model predicts >= 10% gain (builds
+  // with sm90::kStreamKBuilt only: the wide tile; the default 128 x 256 tile has no stream-K).
   // NOTES: stream-K plans share one workspace per runner (~35 MB on 132 SMs: fp32 partial tiles
   // and arrival counters, allocated by the first such plan), so launches of stream-K plans
   // through one runner must be stream-ordered: one stream, or streams the caller orders with

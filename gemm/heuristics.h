@@ -153,21 +153,26 @@ size_t PrepassWorkspaceBytes(const Groups& groups, int num_groups) {
   return bytes;
 }
 
-// Whether kAuto converts tokens once in a pre-pass rather than in every weight tile's CTA: worth
-// it when tokens meet several weight tiles (in kernel, a token is converted NTiles(n) times; the
-// pre-pass costs one more kernel, mostly hidden behind the GEMM's prologue by PDL).
-// NOTES: kPrepassMinWeightTiles is the measured break-even (benchmarks/results/NOTES.md, run 23).
-inline constexpr int kPrepassMinWeightTiles = 4;
+// Whether kAuto converts tokens once in a pre-pass rather than in every weight tile's CTA. In
+// kernel, a token is converted NTiles(n) times, by three warps per CTA (slow for 256-row tiles);
+// the pre-pass costs one more kernel, mostly hidden behind the GEMM's prologue by PDL.
+// NOTES (run 23, 128 x 256 tiles): the pre-pass won on every measured shape with >= 2 weight
+// tiles (one 128-row tile, N = 256, K = 7168: 41.4 vs 63.3 us; GPU MODE shapes 13-39%) and lost
+// only on the tiny problem (8 x 128 x 256: 6.11 vs 5.96 us). So: in kernel only for single weight
+// tiles with little token work (under kPrepassMinRowBlocks rows x k-blocks).
+inline constexpr int kPrepassMinWeightTiles = 2;
+inline constexpr long long kPrepassMinRowBlocks = 1024;
 template <typename Groups>
 bool PreferPrepass(const Groups& groups, int num_groups) {
   long long rows = 0, conversions = 0;
   for (int g = 0; g < num_groups; ++g) {
     if (groups[g].m <= 0) continue;
-    const long long work = static_cast<long long>(groups[g].m) * sm90::TileShape::KBlocks(groups[g].k);
+    const long long work =
+        static_cast<long long>(groups[g].m) * sm90::TileShape::KBlocks(groups[g].k);
     rows += work;
     conversions += work * sm90::TileShape::NTiles(groups[g].n);
   }
-  return rows > 0 && conversions >= kPrepassMinWeightTiles * rows;
+  return rows > 0 && (conversions >= kPrepassMinWeightTiles * rows || rows >= kPrepassMinRowBlocks);
 }
 
 struct ShapeChoice {

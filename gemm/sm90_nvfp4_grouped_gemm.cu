@@ -10,6 +10,18 @@ namespace encore::gemm::sm90 {
 static_assert(sizeof(Params<64>) <= kMaxParamBytes, "parameter block too large for 64 groups");
 static_assert(kMaxSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
 
+// The stream-K kernels are compiled only where kStreamKBuilt (a preprocessor switch, so the
+// narrow build does not even instantiate them).
+#if ENCORE_SM90_WIDE_N
+#define ENCORE_SM90_STREAM_K_CASE(G)                                                    \
+  case KernelKind::kStreamK:                                                            \
+    return reinterpret_cast<const void*>(                                               \
+        &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, TokenSource::kInKernel>);
+#else
+#define ENCORE_SM90_STREAM_K_CASE(G)
+#endif
+static_assert(kStreamKBuilt == (ENCORE_SM90_WIDE_N != 0), "kStreamKBuilt and the .cu disagree");
+
 namespace internal {
 const void* InKernelFunction(KernelKind kind, int group_capacity) {
   constexpr TokenSource kIn = TokenSource::kInKernel;
@@ -21,9 +33,7 @@ const void* InKernelFunction(KernelKind kind, int group_capacity) {
     case KernelKind::kPersistent:                                                               \
       return reinterpret_cast<const void*>(                                                     \
           &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kIn>);                          \
-    case KernelKind::kStreamK:                                                                  \
-      return reinterpret_cast<const void*>(                                                     \
-          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kIn>);                             \
+    ENCORE_SM90_STREAM_K_CASE(G)                                                                \
     default:                                                                                    \
       return nullptr;                                                                           \
   }
@@ -38,6 +48,7 @@ const void* InKernelFunction(KernelKind kind, int group_capacity) {
 #undef ENCORE_SM90_KERNEL
 }
 }  // namespace internal
+#undef ENCORE_SM90_STREAM_K_CASE
 
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source) {
   return source == TokenSource::kPrepass ? internal::PrepassKernelFunction(kind, group_capacity)
@@ -55,7 +66,7 @@ cudaError_t ConfigureKernels() {
     for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
       for (int cap : kGroupCapacities) {
         const void* f = KernelFunction(kind, cap, source);
-        if (f == nullptr) continue;  // not built (stream-K with pre-pass tokens)
+        if (f == nullptr) continue;  // not built (stream-K: see kStreamKBuilt and the .cu NOTES)
         cudaError_t err =
             cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (err != cudaSuccess) return err;

@@ -46,10 +46,11 @@
 #define ENCORE_SM90_WEIGHTS_NORMAL_FP16 0
 #endif
 #ifndef ENCORE_SM90_TOKEN_ONE_MUL
-// 1 (default, except in the weights-normal build): token values are e2m1*scale*2^-7 in one
+// In-kernel token conversion (TokenSource::kInKernel) only; the pre-pass writes exact values.
+// 1 (the wide build's default, except weights-normal): token values are e2m1*scale*2^-7 in one
 //    multiply (scale*2^7 per 16 k; fp16 subnormals possible, as for the weight fragments);
-// 0: exact e2m1*scale (two multiplies per half2).
-#define ENCORE_SM90_TOKEN_ONE_MUL (!ENCORE_SM90_WEIGHTS_NORMAL_FP16)
+// 0 (the narrow default, as measured in runs 6 and 23): exact e2m1*scale (two multiplies).
+#define ENCORE_SM90_TOKEN_ONE_MUL (ENCORE_SM90_WIDE_N && !ENCORE_SM90_WEIGHTS_NORMAL_FP16)
 #endif
 #ifndef ENCORE_SM90_CONSUMER_PIPE
 // 1: a stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's

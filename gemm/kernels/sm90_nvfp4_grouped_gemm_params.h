@@ -10,13 +10,20 @@
 #include <cstdint>
 
 #ifndef ENCORE_SM90_WIDE_N
-// 1 (default, run 6): a CTA covers 256 weight rows (two 64-row strips per consumer warpgroup)
-//    and at most 128 token rows, so each dequantized token tile feeds twice the FLOPs.
-// 0: 128 weight rows x <= 256 token rows (faster on GPU MODE shape 0, slower on 1-3).
-#define ENCORE_SM90_WIDE_N 1
+// 0 (default, run 23): a CTA covers 128 weight rows (one 64-row strip per consumer warpgroup) and
+//    up to 256 token rows, so each weight k-block is dequantized once per 256 tokens; with the
+//    token pre-pass this is 13-26% faster than 1 on every GPU MODE shape.
+// 1: 256 weight rows x <= 128 token rows (the default of runs 6-22: each token tile converted in
+//    kernel fed twice the FLOPs, which mattered before the pre-pass).
+#define ENCORE_SM90_WIDE_N 0
 #endif
 
 namespace encore::gemm::sm90 {
+
+// NOTES: the stream-K kernels exist in the wide build only: with 128 x 256 tiles ptxas keeps
+// their accumulators in local memory (~700-byte stack frames) and they ran 10-35x slower
+// (run 23). KernelKind::kStreamK is refused where it is not built.
+inline constexpr bool kStreamKBuilt = ENCORE_SM90_WIDE_N != 0;
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
 struct TileShape {

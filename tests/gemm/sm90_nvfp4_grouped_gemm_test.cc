@@ -19,6 +19,7 @@
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/nvfp4.h"
 #include "gemm/problem.h"
@@ -213,6 +214,14 @@ const char* DistName(Distribution d) {
 const char* PrepassName(TokenPrepass m) {
   return m == TokenPrepass::kAlways ? "prepass" : (m == TokenPrepass::kNever ? "in-kernel" : "auto");
 }
+// The kernel kinds this build has (stream-K only where sm90::kStreamKBuilt).
+std::vector<KernelKind> BuiltKinds(bool with_auto = false) {
+  std::vector<KernelKind> kinds = {KernelKind::kSimple, KernelKind::kPersistent};
+  if (sm90::kStreamKBuilt) kinds.push_back(KernelKind::kStreamK);
+  if (with_auto) kinds.push_back(KernelKind::kAuto);
+  return kinds;
+}
+
 // Both token sources: converted in kernel, and by the pre-pass (stream-K plans always in kernel).
 constexpr TokenPrepass kTokenModes[] = {TokenPrepass::kNever, TokenPrepass::kAlways};
 
@@ -223,7 +232,7 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
   std::fflush(stdout);
   for (const Case& c : GpuModeCases()) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+      for (KernelKind kind : BuiltKinds()) {
         for (TokenPrepass mode : kTokenModes) {
           if (kind == KernelKind::kStreamK && mode == TokenPrepass::kAlways) continue;
           const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
@@ -242,7 +251,7 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
 // so any subnormal flushed by the multiplier or the tensor cores shows as a mismatch.
 TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
   ENCORE_SKIP_WITHOUT_GPU();
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+  for (KernelKind kind : BuiltKinds()) {
     HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 128}, {512, 256}),
                                               Distribution::kGpuMode, std::random_device{}());
     for (testing::HostGroup& hg : host.groups) {
@@ -261,7 +270,7 @@ TEST_F(Sm90GemmTest, SubnormalWeightFragmentsAreHonored) {
 // with token scales 2^-9 they are fp16 subnormals in shared memory (the wgmma B operand).
 TEST_F(Sm90GemmTest, SubnormalTokenValuesAreHonored) {
   ENCORE_SKIP_WITHOUT_GPU();
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
+  for (KernelKind kind : BuiltKinds()) {
     HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {256, 384}, {512, 256}),
                                               Distribution::kGpuMode, std::random_device{}());
     for (testing::HostGroup& hg : host.groups) {
@@ -280,8 +289,7 @@ TEST_F(Sm90GemmTest, SixtyFourGroups) {
   ENCORE_SKIP_WITHOUT_GPU();
   uint64_t seed = std::random_device{}();
   for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-    for (KernelKind kind :
-         {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK, KernelKind::kAuto}) {
+    for (KernelKind kind : BuiltKinds(/*with_auto=*/true)) {
       for (TokenPrepass mode : kTokenModes) {
         seed += 2;
         const HostGroupedProblem host = MakeHostProblem(SixtyFourGroups(seed), dist, seed + 1);
@@ -299,7 +307,7 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   const std::vector<Shape> shapes =
       Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256}, {256, 512, 128, 192, 256});
   const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK})
+  for (KernelKind kind : BuiltKinds())
   for (TokenPrepass mode : kTokenModes) {
     const HostGroupedProblem host =
         MakeHostProblem(shapes, Distribution::kFullRange, std::random_device{}());
@@ -330,6 +338,9 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
 // back to back on one stream (each reduction must leave its arrival counter at zero).
 TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
   ENCORE_SKIP_WITHOUT_GPU();
+  if (!sm90::kStreamKBuilt) {
+    GTEST_SKIP() << "stream-K is not built for this tile shape (sm90::kStreamKBuilt)";
+  }
   Nvfp4GroupedGemm* gemm = Runner();
   ASSERT_NE(gemm, nullptr);
   uint64_t seed = std::random_device{}();

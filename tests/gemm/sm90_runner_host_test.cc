@@ -11,6 +11,7 @@
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
 #include "gemm/grouped_gemm.h"
+#include "gemm/heuristics.h"
 #include "gemm/internal/sm90_runner.h"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
@@ -107,10 +108,12 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{small}, plan_.get()));
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
   EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
-  // Up to 3 tiles per SM (GPU MODE shape 1: 364 ragged tiles): still the block scheduler.
-  const auto big = Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 3);
+  // Up to 3 tiles per SM (GPU MODE shape 1's groups with half its N: 224 tiles of 128 x 256, 182
+  // of 256 x 128): still the block scheduler.
+  const auto big = Groups({40, 76, 168, 72, 164, 148, 196, 160}, 3584, 2048, 3);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get()));
   EXPECT_GT(plan_->num_tiles, 132);
+  EXPECT_LE(plan_->num_tiles, 3 * 132);
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
   // More than 3 tiles per SM: the persistent kernel on one CTA per SM.
   const auto huge = Groups({256, 256, 256, 256, 256, 256, 256, 256}, 8192, 2048, 5);
@@ -128,22 +131,30 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
 }
 
 // Group slots (the order the kernels walk tiles in) go by tile cost, k-blocks x (rows per tile +
-// 24), stably over M largest first: GPU MODE shape 0 with 128-row tiles has costs 152 (M = 248,
-// two tiles of <= 128 rows; M = 128), 120 (M = 176 as 96-row tiles; M = 96), 104 (M = 160, 80,
-// 72 as 80-row tiles) and 88 (M = 64). The persistent kernel's snake balance relies on it.
+// 24), stably over M largest first, not by M: M = 300 makes two 150-row tiles (rounded to 160:
+// cost 184 per k-block), M = 256 one 256-row tile (280), M = 200 one (232), M = 150 one (184). The
+// persistent kernel's snake balance relies on it.
 TEST_F(Sm90RunnerHostTest, GroupSlotsAreOrderedByTileCost) {
-  const auto g = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 4);
+  const auto g = Groups({150, 300, 200, 256}, 8192, 7168, 4);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get(), KernelKind::kPersistent));
   ASSERT_EQ(plan_->params_bytes, sizeof(sm90::Params<8>));
   const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan_->params);
   std::vector<int> slot_m, slot_orig;
+  long long prev = -1;
   for (int s = 0; s < params->num_groups; ++s) {
-    slot_m.push_back(params->info[s].m);
-    slot_orig.push_back(params->info[s].orig);
+    const sm90::GroupInfo& gi = params->info[s];
+    slot_m.push_back(gi.m);
+    slot_orig.push_back(gi.orig);
+    const long long cost = TileCost(gi.tile_rows, sm90::TileShape::KBlocks(gi.k));
+    if (s > 0) {
+      EXPECT_LE(cost, prev) << "slot " << s << " costs more than slot " << s - 1;
+    }
+    prev = cost;
   }
-  EXPECT_EQ(slot_m, (std::vector<int>{248, 128, 176, 96, 160, 80, 72, 64}));
-  EXPECT_EQ(slot_orig, (std::vector<int>{5, 2, 1, 6, 7, 0, 3, 4}));
-  EXPECT_EQ(plan_->num_tiles, 176);
+  if (sm90::TileShape::kMaxBlockM == 256) {
+    EXPECT_EQ(slot_m, (std::vector<int>{256, 200, 300, 150}));
+    EXPECT_EQ(slot_orig, (std::vector<int>{3, 2, 1, 0}));
+  }
 }
 
 TEST_F(Sm90RunnerHostTest, TensorMapsAreEncodedOncePerPointerAndShape) {
@@ -334,7 +345,8 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
   auto gemm = Make(TokenPrepass::kAuto);
-  const std::vector<GroupProblem> groups = Groups({96, 40}, 256, 512, 4);  // 1 weight tile
+  // One weight tile (N = 128), (96 + 40) x 4 row-k-blocks: in kernel.
+  const std::vector<GroupProblem> groups = Groups({96, 40}, sm90::TileShape::kBlockN, 512, 4);
   auto plan = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
   EXPECT_FALSE(plan->has_pre());
