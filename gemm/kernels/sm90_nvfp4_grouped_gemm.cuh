@@ -53,10 +53,11 @@
 #define ENCORE_SM90_TOKEN_ONE_MUL (ENCORE_SM90_WIDE_N && !ENCORE_SM90_WEIGHTS_NORMAL_FP16)
 #endif
 #ifndef ENCORE_SM90_CONSUMER_PIPE
-// 1: a stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's
+// 1 (default since run 25: -3% on GPU MODE shapes 1-3, -5% on 16-row tiles, 0 on shape 0): a
+//    stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's
 //    fragments are built while part p's wgmmas run (wgmma.wait_group 1). 0: parts of 8/kStrips
 //    steps, each built, run and waited for in turn (the two consumer warpgroups overlap).
-#define ENCORE_SM90_CONSUMER_PIPE 0
+#define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
@@ -203,16 +204,20 @@ inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips
 inline constexpr int kPartSteps = 8 / kParts;
 using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
 
+// NOTES: `stage_desc` is the descriptor of the token stage's base; step s's operand starts
+// (s / 4) atoms + (s % 4) x 32 bytes further, a compile-time constant added to the descriptor's
+// start-address field (address >> 4 in bits 0-13: shared addresses < 2^18 never carry out). Run 26
+// (ncu): building each descriptor from the address took ~20% of the consumers' instructions.
 template <int N>
-__device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint32_t tok_addr, int part) {
+__device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint64_t stage_desc,
+                                        int part) {
 #pragma unroll
   for (int ls = 0; ls < kPartSteps; ++ls) {
     const int s = part * kPartSteps + ls;
+    const uint64_t desc =
+        stage_desc + static_cast<uint64_t>(((s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32) >> 4);
 #pragma unroll
-    for (int j = 0; j < TileShape::kStrips; ++j) {
-      WgmmaRS<N>(acc + 64 * j, frag[j][ls],
-                 SmemDescSw128(tok_addr + (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32));
-    }
+    for (int j = 0; j < TileShape::kStrips; ++j) WgmmaRS<N>(acc + 64 * j, frag[j][ls], desc);
   }
 }
 
@@ -268,9 +273,12 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   using T = TileShape;
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
+  const uint64_t tok_desc = SmemDescSw128(SmemAddr(sm.tok));
+  const int half_kb = (gi.k % 128 != 0) ? gi.k / 128 : -1;  // HalfBlock(gi.k, kb) iff kb == half_kb
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     const int ts = it % P::kTokStages;
+    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
     MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
     const uint8_t* rw = sm.RawWeights(s);
     uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
@@ -289,7 +297,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
       }
     }
     MbarArrive(&sm.raw_empty[s]);
-    const bool zero_hi = HalfBlock(gi.k, kb) && c >= 2;
+    const bool zero_hi = kb == half_kb && c >= 2;
     uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
 #pragma unroll
     for (int j = 0; j < S; ++j) {
@@ -314,7 +322,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
       WgmmaFence();
-      MmaPart<kN>(acc, frag[part & 1], SmemAddr(sm.Tok(ts)), part);
+      MmaPart<kN>(acc, frag[part & 1], stage_desc, part);
       WgmmaCommit();
       if (part + 1 < kParts) {
         WgmmaWait<1>();
@@ -333,7 +341,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
       WgmmaFence();
-      MmaPart<kN>(acc, frag, SmemAddr(sm.Tok(ts)), part);
+      MmaPart<kN>(acc, frag, stage_desc, part);
       WgmmaCommit();
       WgmmaWait<0>();
 #pragma unroll
