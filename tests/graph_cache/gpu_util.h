@@ -65,6 +65,15 @@ inline std::vector<GpuRunner> GpuRunners() {
                         true});
 #if defined(ENCORE_GRAPH_CACHE_TEST_REAL_GEMM)
   r.push_back(GpuRunner{"Real", [] { return gemm::Nvfp4GroupedGemm::Create(); }, false});
+  // Every call through the token pre-pass: two kernel nodes per launch (capture, patching and
+  // batches of two-node launches).
+  r.push_back(GpuRunner{"RealPrepass",
+                        [] {
+                          gemm::RunnerOptions options;
+                          options.token_prepass = gemm::TokenPrepass::kAlways;
+                          return gemm::Nvfp4GroupedGemm::Create(options);
+                        },
+                        false});
 #endif
   return r;
 }
