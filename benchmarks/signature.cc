@@ -86,7 +86,7 @@ class NullGemm final : public gemm::Nvfp4GroupedGemm {
     return absl::OkStatus();
   }
   absl::Status Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
-                       gemm::KernelKind) override {
+                       gemm::KernelKind, cudaStream_t) override {
     plan->function = this;
     plan->params_bytes = 64 * args.groups.size();
     return absl::OkStatus();

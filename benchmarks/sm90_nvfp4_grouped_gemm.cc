@@ -135,6 +135,9 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
                  KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto) {
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm = Runner(mode);
+  // NOTES: plans are prepared for the default stream's token workspace and launched on this
+  // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
+  // stream takes one of the runner's max_token_workspaces slots.
   std::vector<std::unique_ptr<LaunchPlan>> plans;
   for (InputSet& s : sets) {
     plans.push_back(std::make_unique<LaunchPlan>());

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -270,6 +271,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         stream_k_(options.stream_k),
         token_prepass_(options.token_prepass),
         token_workspace_bytes_(options.token_workspace_bytes),
+        max_token_workspaces_(options.max_token_workspaces),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -283,12 +285,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return absl::OkStatus();
   }
 
-  absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
-                       KernelKind kind) override {
+  absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
+                       cudaStream_t stream) override {
     if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
     const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind) : Fill<64>(args, plan, kind);
+    return cap == 8 ? Fill<8>(args, plan, kind, stream) : Fill<64>(args, plan, kind, stream);
   }
 
   absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream, bool pdl) const override {
@@ -302,7 +304,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
                    KernelKind kind) override {
     thread_local LaunchPlan scratch;
-    ENCORE_RETURN_IF_ERROR(Prepare(args, &scratch, kind));
+    ENCORE_RETURN_IF_ERROR(Prepare(args, &scratch, kind, stream));
     return Launch(scratch, stream, /*pdl=*/false);
   }
 
@@ -310,7 +312,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
  private:
   template <int kGroups>
-  absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind) {
+  absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
+                    cudaStream_t stream) {
     static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
     const int num_groups = static_cast<int>(args.groups.size());
     if (kind == KernelKind::kStreamK && !stream_k_) {
@@ -333,12 +336,21 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           " bytes of fp16 workspace; RunnerOptions::token_workspace_bytes is ",
           token_workspace_bytes_));
     }
-    const bool prepass = fits && kind != KernelKind::kStreamK && (token_prepass_ == TokenPrepass::kAlways ||
-                                  (token_prepass_ == TokenPrepass::kAuto && shape.prepass_preferred));
+    bool prepass = fits && kind != KernelKind::kStreamK &&
+                   (token_prepass_ == TokenPrepass::kAlways ||
+                    (token_prepass_ == TokenPrepass::kAuto && shape.prepass_preferred));
     uint8_t* token_ws = nullptr;
     if (prepass) {
-      ENCORE_ASSIGN_OR_RETURN(void* ws, TokenWorkspace());
+      ENCORE_ASSIGN_OR_RETURN(void* ws, TokenWorkspace(stream));
       token_ws = static_cast<uint8_t*>(ws);
+      if (token_ws == nullptr) {  // every workspace belongs to another stream
+        if (token_prepass_ == TokenPrepass::kAlways) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              "token_prepass = kAlways: ", max_token_workspaces_,
+              " streams already own a token workspace (RunnerOptions::max_token_workspaces)"));
+        }
+        prepass = false;
+      }
     }
     auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
     if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
@@ -476,20 +488,39 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return workspace_.get();
   }
 
-  // The token pre-pass workspace: RunnerOptions::token_workspace_bytes, allocated by the first
-  // pre-pass plan and never reallocated (captured graphs keep pointing into it).
-  absl::StatusOr<void*> TokenWorkspace() {
-    if (fake_token_workspace_ != nullptr) return fake_token_workspace_;
+  // `stream`'s token pre-pass workspace (RunnerOptions::token_workspace_bytes): allocated by the
+  // first pre-pass plan for that stream, never reallocated or freed before the runner (captured
+  // graphs keep pointing into it); nullptr when max_token_workspaces streams own one already.
+  // NOTES: a linear scan of at most max_token_workspaces entries under the mutex; allocation only
+  // on a stream's first pre-pass plan.
+  absl::StatusOr<void*> TokenWorkspace(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(workspace_mu_);
-    if (token_workspace_.get() != nullptr) return token_workspace_.get();
-    if (!has_device_) {
-      return absl::FailedPreconditionError(
-          "the token pre-pass needs a device workspace (runner without device)");
+    for (size_t i = 0; i < token_workspaces_.size(); ++i) {
+      if (token_workspaces_[i].stream == stream) return token_workspaces_[i].address;
     }
-    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(token_workspace_bytes_));
-    token_workspace_ = std::move(buffer);
-    return token_workspace_.get();
+    if (static_cast<int>(token_workspaces_.size()) >= max_token_workspaces_) return nullptr;
+    TokenWorkspaceSlot slot;
+    slot.stream = stream;
+    if (fake_token_workspace_ != nullptr) {  // host-only runner: distinct, never dereferenced
+      slot.address = static_cast<char*>(fake_token_workspace_) +
+                     token_workspaces_.size() * token_workspace_bytes_;
+    } else {
+      if (!has_device_) {
+        return absl::FailedPreconditionError(
+            "the token pre-pass needs a device workspace (runner without device)");
+      }
+      ENCORE_ASSIGN_OR_RETURN(slot.buffer, DeviceBuffer::Create(token_workspace_bytes_));
+      slot.address = slot.buffer.get();
+    }
+    token_workspaces_.push_back(std::move(slot));
+    return token_workspaces_.back().address;
   }
+
+  struct TokenWorkspaceSlot {
+    cudaStream_t stream = nullptr;
+    void* address = nullptr;
+    DeviceBuffer buffer;  // empty for the fake
+  };
 
   DeviceInfo info_;
   TensorMapCache maps_;
@@ -497,11 +528,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const bool stream_k_;
   const TokenPrepass token_prepass_;
   const size_t token_workspace_bytes_;
+  const int max_token_workspaces_;
   const bool has_device_;
   void* const fake_token_workspace_;
   std::mutex workspace_mu_;
   DeviceBuffer workspace_;
-  DeviceBuffer token_workspace_;
+  std::vector<TokenWorkspaceSlot> token_workspaces_;  // addresses are device memory: stable
 };
 
 }  // namespace

@@ -6,15 +6,19 @@
 // function GroupedGemm() is the plain cold path: it builds a runner, prepares and launches.
 //
 // Thread safety: Prepare/Run/Launch may be called concurrently from several threads (the tensor
-// map cache is guarded by a mutex); CanImplement is const and lock-free. Stream-K and token
-// pre-pass plans share the runner's workspaces: their launches must be stream-ordered (see
-// RunnerOptions).
+// map cache is guarded by a mutex); CanImplement is const and lock-free.
+// Workspaces: a token pre-pass plan writes fp16 tokens into a workspace of the stream it was
+// prepared for (Prepare's `stream`; Run passes its own): launches on different streams never share
+// one, launches on one stream are ordered by it. So a plan must run on its stream (or on work
+// ordered with it); cudaStreamPerThread used from several threads is one handle, hence one
+// workspace: give such threads their own streams. Stream-K plans (wide build only) share one
+// workspace per runner: their launches must be stream-ordered (RunnerOptions::stream_k).
 //
 // Example:
 //   ENCORE_ASSIGN_OR_RETURN(auto gemm, encore::gemm::Nvfp4GroupedGemm::Create());
 //   ENCORE_RETURN_IF_ERROR(gemm->Run(args, stream));            // direct launch
 //   encore::gemm::LaunchPlan plan;
-//   ENCORE_RETURN_IF_ERROR(gemm->Prepare(args, &plan));          // for a graph kernel node
+//   ENCORE_RETURN_IF_ERROR(gemm->Prepare(args, &plan, KernelKind::kAuto, stream));  // graph node
 #ifndef ENCORE_GEMM_GROUPED_GEMM_H_
 #define ENCORE_GEMM_GROUPED_GEMM_H_
 
@@ -48,11 +52,13 @@ struct RunnerOptions {
   // through one runner must be stream-ordered: one stream, or streams the caller orders with
   // events (as a cuBLAS handle's workspace). Use one runner per concurrent stream, or false.
   bool stream_k = true;
-  // Token pre-pass and its fp16 workspace (allocated once, at this size, by the first plan that
-  // uses it; plans whose tokens need more convert them in kernel). Same stream-ordering rule as
-  // stream-K: one runner per concurrent stream, or kNever.
+  // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated
+  // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
+  // point into them); at most max_token_workspaces streams, plans for further streams (and plans
+  // whose tokens need more bytes) convert tokens in kernel.
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
+  int max_token_workspaces = 8;
 };
 
 class Nvfp4GroupedGemm {
@@ -67,11 +73,13 @@ class Nvfp4GroupedGemm {
   // status says why not.
   [[nodiscard]] virtual absl::Status CanImplement(const GroupedGemmArguments& args) const = 0;
 
-  // Fills `plan`. kind = kAuto chooses the schedule (simple, persistent, or stream-K when the
-  // runner allows it) and the token-tile rows by the problem (gemm/heuristics.h); a forced kind is
-  // honoured (kStreamK: FailedPrecondition when RunnerOptions::stream_k is false).
+  // Fills `plan` for launches on `stream` (its token workspace; see Workspaces above). kind = kAuto
+  // chooses the schedule (simple, persistent, or stream-K when the runner allows it) and the
+  // token-tile rows by the problem (gemm/heuristics.h); a forced kind is honoured (kStreamK:
+  // FailedPrecondition when RunnerOptions::stream_k is false or it is not built).
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
-                                             KernelKind kind = KernelKind::kAuto) = 0;
+                                             KernelKind kind = KernelKind::kAuto,
+                                             cudaStream_t stream = nullptr) = 0;
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported).
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,

@@ -45,8 +45,10 @@ namespace {
 
 // Hash of one call's bindings, chained onto `seed`: the same value whether computed from a
 // Binding (the call) or from a variant's stored node bindings.
-size_t HashBinding(size_t seed, int num_groups, const int32_t* device_m, const GroupBinding* g) {
+size_t HashBinding(size_t seed, int num_groups, const int32_t* device_m, const void* stream,
+                   const GroupBinding* g) {
   return absl::HashOf(seed, reinterpret_cast<uintptr_t>(device_m),
+                      reinterpret_cast<uintptr_t>(stream),
                       absl::string_view(reinterpret_cast<const char*>(g),
                                         sizeof(GroupBinding) * static_cast<size_t>(num_groups)));
 }
@@ -57,7 +59,7 @@ size_t BindingsHash(const CallSignature* const* sigs, size_t n) {
   size_t h = 0;
   for (size_t i = 0; i < n; ++i) {
     const Binding& b = sigs[i]->binding;
-    h = HashBinding(h, b.num_groups(), b.device_m(), b.groups().data());
+    h = HashBinding(h, b.num_groups(), b.device_m(), b.stream(), b.groups().data());
   }
   return h;
 }
@@ -71,8 +73,10 @@ inline uint64_t FingerprintMix(uint64_t h, uint64_t w) {
   h = (h ^ w) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
-size_t FingerprintOne(size_t h, const int32_t* device_m, const GroupBinding& g) {
-  uint64_t x = FingerprintMix(h, reinterpret_cast<uintptr_t>(device_m));
+size_t FingerprintOne(size_t h, const int32_t* device_m, const void* stream,
+                      const GroupBinding& g) {
+  uint64_t x = FingerprintMix(h, reinterpret_cast<uintptr_t>(device_m) ^
+                                     (reinterpret_cast<uintptr_t>(stream) << 3));
   x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.a) ^ (reinterpret_cast<uintptr_t>(g.b) << 1));
   x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.sfa) ^
                             (reinterpret_cast<uintptr_t>(g.sfb) << 1) ^
@@ -83,7 +87,7 @@ size_t BindingsFingerprint(const CallSignature* const* sigs, size_t n) {
   size_t h = 0;
   for (size_t i = 0; i < n; ++i) {
     const Binding& b = sigs[i]->binding;
-    h = FingerprintOne(h, b.device_m(), b.groups()[0]);
+    h = FingerprintOne(h, b.device_m(), b.stream(), b.groups()[0]);
   }
   return h;
 }
@@ -101,6 +105,7 @@ struct GraphExecutor::Variant : internal::LruNode {
     size_t first_group = 0;  // index into `groups`
     int num_groups = 0;
     const int32_t* device_m = nullptr;
+    const void* stream = nullptr;    // the stream its plan was prepared for (its workspace)
     const void* function = nullptr;  // kernel the node launches
     bool pdl = false;                // the node sits behind a programmatic edge
   };
@@ -113,7 +118,8 @@ struct GraphExecutor::Variant : internal::LruNode {
 
   bool Matches(size_t i, const Binding& b) const {
     const Node& n = nodes[i];
-    return n.device_m == b.device_m() && n.num_groups == b.num_groups() &&
+    return n.device_m == b.device_m() && n.stream == b.stream() &&
+           n.num_groups == b.num_groups() &&
            std::memcmp(&groups[n.first_group], b.groups().data(),
                        sizeof(GroupBinding) * static_cast<size_t>(n.num_groups)) == 0;
   }
@@ -126,6 +132,7 @@ struct GraphExecutor::Variant : internal::LruNode {
   void Store(size_t i, const Binding& b) {
     Node& n = nodes[i];
     n.device_m = b.device_m();
+    n.stream = b.stream();
     std::memcpy(&groups[n.first_group], b.groups().data(),
                 sizeof(GroupBinding) * static_cast<size_t>(n.num_groups));
   }
@@ -133,13 +140,15 @@ struct GraphExecutor::Variant : internal::LruNode {
   size_t HashStored() const {
     size_t h = 0;
     for (const Node& n : nodes) {
-      h = HashBinding(h, n.num_groups, n.device_m, &groups[n.first_group]);
+      h = HashBinding(h, n.num_groups, n.device_m, n.stream, &groups[n.first_group]);
     }
     return h;
   }
   size_t FingerprintStored() const {
     size_t h = 0;
-    for (const Node& n : nodes) h = FingerprintOne(h, n.device_m, groups[n.first_group]);
+    for (const Node& n : nodes) {
+      h = FingerprintOne(h, n.device_m, n.stream, groups[n.first_group]);
+    }
     return h;
   }
 };
@@ -253,7 +262,7 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
   CallSignature sig;  // on the stack: no allocation
-  ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, options_.m_bucket, &sig));
+  ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, options_.m_bucket, &sig, stream));
   const absl::Span<const uint32_t> words = sig.key.words();
   const size_t hash = internal::WordsHash()(words);
   const CallSignature* sig_ptr = &sig;
@@ -288,7 +297,8 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
     batch_words_.clear();
     for (size_t i = 0; i < calls.size(); ++i) {
       CallSignature* sig = batch_sigs_[i].get();
-      if (absl::Status s = BuildSignature(calls[i].args, calls[i].kind, options_.m_bucket, sig);
+      if (absl::Status s =
+              BuildSignature(calls[i].args, calls[i].kind, options_.m_bucket, sig, stream);
           !s.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("batch call ", i, ": ", s.message()));
       }
@@ -368,7 +378,9 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
 
   Variant* v = e->LeastRecentlyUsed();
   FallbackReason reason = FallbackReason::kNone;
-  if (UpdateLocked(v, calls, sigs, fingerprint, &reason)) return LaunchHitLocked(v, stream);
+  if (UpdateLocked(v, calls, sigs, fingerprint, stream, &reason)) {
+    return LaunchHitLocked(v, stream);
+  }
   if (reason != FallbackReason::kNone) return Outcome{false, reason};
   // The variant was dropped because a plan changed beyond patching (its entry too, when it was
   // the last one): capture these bindings afresh now.
@@ -405,12 +417,12 @@ gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
 
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
-                                 FallbackReason* reason) {
+                                 cudaStream_t stream, FallbackReason* reason) {
   bool patched = false;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (v->Matches(i, sigs[i]->binding)) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
-    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind).ok()) {
+    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind, stream).ok()) {
       // The variant stays valid for the bindings its nodes hold; this call's direct run reports
       // the error.
       if (patched) v->fingerprint = v->FingerprintStored();
@@ -447,7 +459,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   size_t total_groups = 0;
   for (size_t i = 0; i < calls.size(); ++i) {
     gemm::LaunchPlan* plan = ScratchPlanLocked(i);
-    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind).ok()) {
+    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind, stream).ok()) {
       return Outcome{false, FallbackReason::kPrepareFailed};
     }
     plan_ptrs_.push_back(plan);

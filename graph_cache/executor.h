@@ -2,7 +2,8 @@
 // batch of calls) is keyed by the StructuralKeys of its calls (graph_cache/signature.h); a
 // structure that recurs is captured once into a straight-line graph, instantiated, and from then
 // on replayed with one cudaGraphLaunch. A structure keeps up to max_bindings_per_structure execs
-// ("variants"), each holding its own bindings (pointers, exact dynamic-M capacities): a workload
+// ("variants"), each holding its own bindings (pointers, exact dynamic-M capacities, and the
+// stream: plans are prepared for the stream they run on, whose token workspace they use): a workload
 // that rotates through a fixed set of buffers replays a variant per call with nothing patched.
 // Bindings without a variant are served by patching the kernel nodes of an existing variant with
 // freshly prepared LaunchPlans — never by re-capturing a structure that has a live exec, unless
@@ -237,7 +238,8 @@ class GraphExecutor {
   // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
   // is left kNone).
   bool UpdateLocked(Variant* v, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
-                    size_t fingerprint, FallbackReason* reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                    size_t fingerprint, cudaStream_t stream, FallbackReason* reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Captures a variant for these calls (bindings fingerprint / full hash as given): into `e`, or
   // into a new entry when `e` is null.
   Outcome CreateLocked(Entry* e, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,

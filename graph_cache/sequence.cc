@@ -125,7 +125,8 @@ absl::Status SequenceRecorder::EndStep() {
 
 absl::Status SequenceRecorder::Learn(const gemm::GroupedGemmArguments& args,
                                      gemm::KernelKind kind) {
-  ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, executor_->options().m_bucket, sig_.get()));
+  ENCORE_RETURN_IF_ERROR(
+      BuildSignature(args, kind, executor_->options().m_bucket, sig_.get(), stream_));
   ring_[static_cast<size_t>(recorded_ % static_cast<int64_t>(ring_.size()))].Assign(args, kind);
   ++recorded_;
   ++counters_.passthrough_calls;

@@ -28,7 +28,7 @@ uint32_t MBucketPolicy::Bucket(int m) const {
 size_t CallSignature::FullHash() const { return absl::HashOf(key, binding); }
 
 absl::Status BuildSignature(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
-                            const MBucketPolicy& policy, CallSignature* out) {
+                            const MBucketPolicy& policy, CallSignature* out, const void* stream) {
   const size_t ng = args.groups.size();
   if (ng == 0 || ng > static_cast<size_t>(gemm::kMaxGroups)) {
     return absl::InvalidArgumentError(
@@ -43,6 +43,7 @@ absl::Status BuildSignature(const gemm::GroupedGemmArguments& args, gemm::Kernel
   key.words_[1] = static_cast<uint32_t>(static_cast<uint8_t>(kind)) | (dynamic ? 1u << 8 : 0u);
   binding.num_groups_ = static_cast<int>(ng);
   binding.device_m_ = args.device_m;
+  binding.stream_ = stream;
   uint32_t* w = key.words_ + StructuralKey::kHeaderWords;
   GroupBinding* gb = binding.groups_;
   for (size_t g = 0; g < ng; ++g) {

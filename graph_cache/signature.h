@@ -5,8 +5,9 @@
 //                  and per group (M key, N, K). Everything a captured graph's topology and kernel
 //                  choice may depend on. Two calls with equal keys can share one graph.
 //   Binding:       per group the pointers A, B, SFA, SFB, C and the exact M, plus the device_m
-//                  pointer. What a kernel-node patch (cudaGraphExecKernelNodeSetParams with a
-//                  freshly prepared LaunchPlan) changes without re-capture.
+//                  pointer and the stream the call runs on (plans use that stream's workspace).
+//                  What a kernel-node patch (cudaGraphExecKernelNodeSetParams with a freshly
+//                  prepared LaunchPlan) changes without re-capture.
 //
 // Both use fixed-capacity inline storage (gemm::kMaxGroups groups), so building a signature never
 // allocates. Hashing uses absl::Hash over the used prefix only; equality compares the used prefix
@@ -89,7 +90,7 @@ class StructuralKey {
 
  private:
   friend absl::Status BuildSignature(const gemm::GroupedGemmArguments&, gemm::KernelKind,
-                                     const MBucketPolicy&, CallSignature*);
+                                     const MBucketPolicy&, CallSignature*, const void*);
   uint32_t size_ = 0;
   uint32_t words_[kMaxWords];  // only [0, size_) is meaningful
 };
@@ -111,12 +112,14 @@ class Binding {
  public:
   int num_groups() const { return num_groups_; }
   const int32_t* device_m() const { return device_m_; }
+  const void* stream() const { return stream_; }
   absl::Span<const GroupBinding> groups() const {
     return absl::MakeConstSpan(groups_, static_cast<size_t>(num_groups_));
   }
 
   friend bool operator==(const Binding& x, const Binding& y) {
     return x.num_groups_ == y.num_groups_ && x.device_m_ == y.device_m_ &&
+           x.stream_ == y.stream_ &&
            std::memcmp(x.groups_, y.groups_, sizeof(GroupBinding) * x.num_groups_) == 0;
   }
   friend bool operator!=(const Binding& x, const Binding& y) { return !(x == y); }
@@ -124,14 +127,16 @@ class Binding {
   friend H AbslHashValue(H h, const Binding& b) {
     h = H::combine_contiguous(std::move(h), reinterpret_cast<const unsigned char*>(b.groups_),
                               sizeof(GroupBinding) * b.num_groups_);
-    return H::combine(std::move(h), b.num_groups_, reinterpret_cast<uintptr_t>(b.device_m_));
+    return H::combine(std::move(h), b.num_groups_, reinterpret_cast<uintptr_t>(b.device_m_),
+                      reinterpret_cast<uintptr_t>(b.stream_));
   }
 
  private:
   friend absl::Status BuildSignature(const gemm::GroupedGemmArguments&, gemm::KernelKind,
-                                     const MBucketPolicy&, CallSignature*);
+                                     const MBucketPolicy&, CallSignature*, const void*);
   int num_groups_ = 0;
   const int32_t* device_m_ = nullptr;
+  const void* stream_ = nullptr;  // the cudaStream_t the call runs on
   GroupBinding groups_[gemm::kMaxGroups];  // only [0, num_groups_) is meaningful
 };
 
@@ -143,11 +148,12 @@ struct CallSignature {
   size_t FullHash() const;
 };
 
-// Fills `out` from `args`. InvalidArgument when the group count is outside 1..kMaxGroups or an M,
-// N or K is negative; everything else is the runner's to judge (CanImplement). Never allocates.
+// Fills `out` from `args` and the stream (a cudaStream_t) the call runs on. InvalidArgument when
+// the group count is outside 1..kMaxGroups or an M, N or K is negative; everything else is the
+// runner's to judge (CanImplement). Never allocates.
 [[nodiscard]] absl::Status BuildSignature(const gemm::GroupedGemmArguments& args,
                                           gemm::KernelKind kind, const MBucketPolicy& policy,
-                                          CallSignature* out);
+                                          CallSignature* out, const void* stream = nullptr);
 
 // True when two argument sets launch identical work (same groups field by field, same device_m
 // pointer). `a_kind`/`b_kind` are the kinds asked for.

@@ -388,6 +388,51 @@ TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
             args.device_m);
 }
 
+// One token workspace per stream (plans for different streams never share one), up to
+// max_token_workspaces streams; then kAuto converts in kernel and kAlways says why not.
+TEST_F(Sm90PrepassHostTest, OneWorkspacePerStream) {
+  DeviceInfo info;
+  info.sm_count = 132;
+  DriverApi api;
+  api.tensor_map_encode_tiled = &FakeEncode;
+  RunnerOptions options;
+  options.stream_k = false;
+  options.token_prepass = TokenPrepass::kAuto;
+  options.max_token_workspaces = 2;
+  auto gemm = internal::CreateSm90RunnerWithoutDevice(info, api, options,
+                                                      const_cast<void*>(Addr(kWorkspace)));
+  const std::vector<GroupProblem> groups = Groups({80, 176}, 4096, 7168, 9);
+  const GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  auto out_of = [](const LaunchPlan& plan) {
+    return reinterpret_cast<uintptr_t>(
+        reinterpret_cast<const sm90::PrepassParams<8>*>(plan.pre.params)->g[0].out);
+  };
+  const auto s1 = reinterpret_cast<cudaStream_t>(0x1000), s2 = reinterpret_cast<cudaStream_t>(0x2000),
+             s3 = reinterpret_cast<cudaStream_t>(0x3000);
+  auto a = std::make_unique<LaunchPlan>(), b = std::make_unique<LaunchPlan>(),
+       c = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, a.get(), KernelKind::kAuto, s1));
+  ENCORE_ASSERT_OK(gemm->Prepare(args, b.get(), KernelKind::kAuto, s2));
+  ASSERT_TRUE(a->has_pre() && b->has_pre());
+  EXPECT_NE(out_of(*a), out_of(*b)) << "two streams, two workspaces";
+  EXPECT_GE(std::max(out_of(*a), out_of(*b)) - std::min(out_of(*a), out_of(*b)),
+            options.token_workspace_bytes) << "workspaces overlap";
+  ENCORE_ASSERT_OK(gemm->Prepare(args, c.get(), KernelKind::kAuto, s1));
+  EXPECT_EQ(out_of(*a), out_of(*c)) << "one stream keeps its workspace";
+  EXPECT_TRUE(a->SameLaunch(*c));
+  // A third stream: no workspace left.
+  ENCORE_ASSERT_OK(gemm->Prepare(args, c.get(), KernelKind::kAuto, s3));
+  EXPECT_FALSE(c->has_pre()) << "kAuto converts in kernel";
+  options.token_prepass = TokenPrepass::kAlways;
+  auto always = internal::CreateSm90RunnerWithoutDevice(info, api, options,
+                                                        const_cast<void*>(Addr(kWorkspace)));
+  ENCORE_ASSERT_OK(always->Prepare(args, c.get(), KernelKind::kAuto, s1));
+  ENCORE_ASSERT_OK(always->Prepare(args, c.get(), KernelKind::kAuto, s2));
+  const absl::Status st = always->Prepare(args, c.get(), KernelKind::kAuto, s3);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_TRUE(absl::StrContains(st.message(), "max_token_workspaces")) << st;
+}
+
 TEST_F(Sm90PrepassHostTest, WarmPrepassPrepareAllocatesNothing) {
   auto gemm = Make(TokenPrepass::kAuto);
   const std::vector<GroupProblem> groups = Groups({80, 176, 128, 72}, 4096, 7168, 8);

@@ -28,8 +28,9 @@ class OddRunner final : public gemm::Nvfp4GroupedGemm {
     return fake_.CanImplement(a);
   }
   absl::Status Prepare(const gemm::GroupedGemmArguments& a, gemm::LaunchPlan* p,
-                       gemm::KernelKind k) override {
-    return fake_.Prepare(a, p, k);
+                       gemm::KernelKind k = gemm::KernelKind::kAuto,
+                       cudaStream_t s = nullptr) override {
+    return fake_.Prepare(a, p, k, s);
   }
   absl::Status Launch(const gemm::LaunchPlan& plan, cudaStream_t s, bool pdl) const override {
     if (mode_ == Mode::kNothing) return absl::OkStatus();

@@ -192,6 +192,31 @@ TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
   EXPECT_EQ(backend_->patches(), 9);
 }
 
+// The stream is part of a call's binding: a plan is prepared for its stream (the runner's token
+// workspace of that stream), so the same arguments on another stream never replay a graph whose
+// nodes were prepared for the first one; they get their own variant (or a patch).
+TEST_F(ExecutorTest, AnotherStreamIsAnotherBinding) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  Make(o);
+  HostProblem p(kShape, 1);
+  RunAndCheck(p, KernelKind::kSimple, FakeStream(1));
+  RunAndCheck(p, KernelKind::kSimple, FakeStream(1));  // captured for stream 1
+  ASSERT_EQ(exec_->counters().captures, 1u);
+  const uint64_t hits = exec_->counters().hits;
+  const int prepares = gemm_.prepares();
+  RunAndCheck(p, KernelKind::kSimple, FakeStream(2));
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.patches, 1u) << "stream 2 needs nodes prepared for stream 2";
+  EXPECT_EQ(gemm_.prepares(), prepares + 1);
+  EXPECT_EQ(gemm_.last_prepare_stream(), FakeStream(2));
+  RunAndCheck(p, KernelKind::kSimple, FakeStream(2));  // now a plain hit
+  c = exec_->counters();
+  EXPECT_EQ(c.patches, 1u);
+  EXPECT_EQ(c.hits, hits + 2);
+  EXPECT_EQ(c.captures, 1u);
+}
+
 std::vector<std::unique_ptr<HostProblem>> BufferSets(int n, const std::vector<Dims>& shape) {
   std::vector<std::unique_ptr<HostProblem>> ps;
   for (int i = 0; i < n; ++i) ps.push_back(std::make_unique<HostProblem>(shape, 40 + i));

@@ -40,8 +40,9 @@ absl::Status FakeGemm::CanImplement(const gemm::GroupedGemmArguments& args) cons
 }
 
 absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
-                               gemm::KernelKind kind) {
+                               gemm::KernelKind kind, cudaStream_t stream) {
   prepares_.fetch_add(1);
+  last_prepare_stream_.store(stream);
   ENCORE_RETURN_IF_ERROR(CanImplement(args));
   int64_t work = 0;
   int max_rows = 0;
@@ -112,7 +113,7 @@ absl::Status FakeGemm::Run(const gemm::GroupedGemmArguments& args, cudaStream_t 
                            gemm::KernelKind kind) {
   runs_.fetch_add(1);
   auto plan = std::make_unique<gemm::LaunchPlan>();
-  ENCORE_RETURN_IF_ERROR(Prepare(args, plan.get(), kind));
+  ENCORE_RETURN_IF_ERROR(Prepare(args, plan.get(), kind, stream));
   return Launch(*plan, stream, /*pdl=*/false);
 }
 

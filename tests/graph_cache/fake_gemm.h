@@ -41,7 +41,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
 
   absl::Status CanImplement(const gemm::GroupedGemmArguments& args) const override;
   absl::Status Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
-                       gemm::KernelKind kind = gemm::KernelKind::kAuto) override;
+                       gemm::KernelKind kind = gemm::KernelKind::kAuto,
+                       cudaStream_t stream = nullptr) override;
   absl::Status Launch(const gemm::LaunchPlan& plan, cudaStream_t stream,
                       bool pdl = false) const override;
   absl::Status Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
@@ -54,6 +55,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   // Test hooks.
   void FailNextLaunches(int n) { fail_launches_.store(n); }
   int64_t prepares() const { return prepares_.load(); }
+  // The stream the last Prepare was for.
+  cudaStream_t last_prepare_stream() const { return last_prepare_stream_.load(); }
   int64_t launches() const { return launches_.load(); }  // every executed plan (direct or graph)
   int64_t runs() const { return runs_.load(); }          // direct Run calls
 
@@ -62,6 +65,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   int64_t auto_threshold_;
   mutable std::atomic<int> fail_launches_{0};
   std::atomic<int64_t> prepares_{0};
+  std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
   mutable std::atomic<int64_t> launches_{0};
   std::atomic<int64_t> runs_{0};
 };

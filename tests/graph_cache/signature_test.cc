@@ -75,6 +75,24 @@ TEST(SignatureTest, EveryPointerOfEveryGroupMatters) {
   }
 }
 
+// The stream a call runs on is part of its binding (plans use that stream's token workspace).
+TEST(SignatureTest, TheStreamIsPartOfTheBinding) {
+  const auto g = MakeGroups(3);
+  const GroupedGemmArguments args{absl::MakeConstSpan(g)};
+  CallSignature s1, s1again, s2;
+  ENCORE_ASSERT_OK(BuildSignature(args, KernelKind::kAuto, {}, &s1,
+                                  reinterpret_cast<const void*>(uintptr_t{0x1000})));
+  ENCORE_ASSERT_OK(BuildSignature(args, KernelKind::kAuto, {}, &s1again,
+                                  reinterpret_cast<const void*>(uintptr_t{0x1000})));
+  ENCORE_ASSERT_OK(BuildSignature(args, KernelKind::kAuto, {}, &s2,
+                                  reinterpret_cast<const void*>(uintptr_t{0x2000})));
+  EXPECT_EQ(s1.key, s2.key) << "the stream is not structural";
+  EXPECT_EQ(s1.binding, s1again.binding);
+  EXPECT_NE(s1.binding, s2.binding);
+  EXPECT_NE(s1.FullHash(), s2.FullHash());
+  EXPECT_EQ(s1.binding.stream(), reinterpret_cast<const void*>(uintptr_t{0x1000}));
+}
+
 TEST(SignatureTest, EverySizeOfEveryGroupMatters) {
   for (int ng : {1, 5, 64}) {
     const auto base = MakeGroups(ng);
