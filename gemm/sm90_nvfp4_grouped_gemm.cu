@@ -2,6 +2,7 @@
 // entry points of both token sources (the pre-pass ones: sm90_nvfp4_grouped_gemm_prepass.cu).
 #include "gemm/sm90_nvfp4_grouped_gemm.h"
 
+#include "gemm/kernels/internal/kernel_table.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm.cuh"
 #include "gemm/launch.h"
 
@@ -10,45 +11,11 @@ namespace encore::gemm::sm90 {
 static_assert(sizeof(Params<64>) <= kMaxParamBytes, "parameter block too large for 64 groups");
 static_assert(kMaxSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
 
-// The stream-K kernels are compiled only where kStreamKBuilt (a preprocessor switch, so the
-// narrow build does not even instantiate them).
-#if ENCORE_SM90_WIDE_N
-#define ENCORE_SM90_STREAM_K_CASE(G)                                                    \
-  case KernelKind::kStreamK:                                                            \
-    return reinterpret_cast<const void*>(                                               \
-        &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, TokenSource::kInKernel>);
-#else
-#define ENCORE_SM90_STREAM_K_CASE(G)
-#endif
-static_assert(kStreamKBuilt == (ENCORE_SM90_WIDE_N != 0), "kStreamKBuilt and the .cu disagree");
-
 namespace internal {
 const void* InKernelFunction(KernelKind kind, int group_capacity) {
-  constexpr TokenSource kIn = TokenSource::kInKernel;
-#define ENCORE_SM90_KERNEL(G)                                                                   \
-  switch (kind) {                                                                               \
-    case KernelKind::kSimple:                                                                   \
-      return reinterpret_cast<const void*>(                                                     \
-          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kIn>);                              \
-    case KernelKind::kPersistent:                                                               \
-      return reinterpret_cast<const void*>(                                                     \
-          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kIn>);                          \
-    ENCORE_SM90_STREAM_K_CASE(G)                                                                \
-    default:                                                                                    \
-      return nullptr;                                                                           \
-  }
-  switch (group_capacity) {
-    case 8:
-      ENCORE_SM90_KERNEL(8)
-    case 64:
-      ENCORE_SM90_KERNEL(64)
-    default:
-      return nullptr;
-  }
-#undef ENCORE_SM90_KERNEL
+  return KernelTable<TokenSource::kInKernel, kStreamKBuilt>(kind, group_capacity);
 }
 }  // namespace internal
-#undef ENCORE_SM90_STREAM_K_CASE
 
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source) {
   return source == TokenSource::kPrepass ? internal::PrepassKernelFunction(kind, group_capacity)

@@ -1,6 +1,7 @@
 // Instantiates the sm90 NVFP4 grouped GEMM kernels that read fp16 tokens from the pre-pass
 // workspace (TokenSource::kPrepass) and the token pre-pass itself (a separate translation unit,
 // so the two kernel families compile in parallel).
+#include "gemm/kernels/internal/kernel_table.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm.cuh"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
 #include "gemm/launch.h"
@@ -12,31 +13,11 @@ static_assert(sizeof(PrepassParams<64>) <= kMaxPrepassParamBytes,
               "pre-pass parameter block too large for 64 groups");
 
 namespace internal {
-// NOTES: no stream-K kernel reads pre-pass tokens: that instantiation spills (56 bytes, ptxas,
-// whatever the stage counts), and stream-K serves problems with few tiles, where the tokens meet
-// few weight tiles. Stream-K plans convert tokens in kernel.
+// NOTES: no stream-K kernel reads pre-pass tokens: that instantiation spilled (56 bytes in the wide
+// build, ptxas, whatever the stage counts), and stream-K serves problems with few tiles, where the
+// tokens meet few weight tiles. Stream-K plans convert tokens in kernel.
 const void* PrepassKernelFunction(KernelKind kind, int group_capacity) {
-  constexpr TokenSource kPre = TokenSource::kPrepass;
-#define ENCORE_SM90_KERNEL(G)                                                                   \
-  switch (kind) {                                                                               \
-    case KernelKind::kSimple:                                                                   \
-      return reinterpret_cast<const void*>(                                                     \
-          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kPre>);                             \
-    case KernelKind::kPersistent:                                                               \
-      return reinterpret_cast<const void*>(                                                     \
-          &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kPre>);                         \
-    default:                                                                                    \
-      return nullptr;                                                                           \
-  }
-  switch (group_capacity) {
-    case 8:
-      ENCORE_SM90_KERNEL(8)
-    case 64:
-      ENCORE_SM90_KERNEL(64)
-    default:
-      return nullptr;
-  }
-#undef ENCORE_SM90_KERNEL
+  return KernelTable<TokenSource::kPrepass, /*kWithStreamK=*/false>(kind, group_capacity);
 }
 }  // namespace internal
 

@@ -265,7 +265,8 @@ MapView View(const CUtensorMap& m) {
 class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
-  std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20) {
+  std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
+                                         int max_workspaces = 8) {
     DeviceInfo info;
     info.sm_count = 132;
     DriverApi api;
@@ -274,6 +275,7 @@ class Sm90PrepassHostTest : public ::testing::Test {
     options.stream_k = false;
     options.token_prepass = mode;
     options.token_workspace_bytes = bytes;
+    options.max_token_workspaces = max_workspaces;
     return internal::CreateSm90RunnerWithoutDevice(info, api, options,
                                                    const_cast<void*>(Addr(kWorkspace)));
   }
@@ -391,16 +393,8 @@ TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
 // One token workspace per stream (plans for different streams never share one), up to
 // max_token_workspaces streams; then kAuto converts in kernel and kAlways says why not.
 TEST_F(Sm90PrepassHostTest, OneWorkspacePerStream) {
-  DeviceInfo info;
-  info.sm_count = 132;
-  DriverApi api;
-  api.tensor_map_encode_tiled = &FakeEncode;
-  RunnerOptions options;
-  options.stream_k = false;
-  options.token_prepass = TokenPrepass::kAuto;
-  options.max_token_workspaces = 2;
-  auto gemm = internal::CreateSm90RunnerWithoutDevice(info, api, options,
-                                                      const_cast<void*>(Addr(kWorkspace)));
+  const size_t bytes = size_t{64} << 20;
+  auto gemm = Make(TokenPrepass::kAuto, bytes, /*max_workspaces=*/2);
   const std::vector<GroupProblem> groups = Groups({80, 176}, 4096, 7168, 9);
   const GroupedGemmArguments args{absl::MakeConstSpan(groups)};
   auto out_of = [](const LaunchPlan& plan) {
@@ -416,16 +410,14 @@ TEST_F(Sm90PrepassHostTest, OneWorkspacePerStream) {
   ASSERT_TRUE(a->has_pre() && b->has_pre());
   EXPECT_NE(out_of(*a), out_of(*b)) << "two streams, two workspaces";
   EXPECT_GE(std::max(out_of(*a), out_of(*b)) - std::min(out_of(*a), out_of(*b)),
-            options.token_workspace_bytes) << "workspaces overlap";
+            bytes) << "workspaces overlap";
   ENCORE_ASSERT_OK(gemm->Prepare(args, c.get(), KernelKind::kAuto, s1));
   EXPECT_EQ(out_of(*a), out_of(*c)) << "one stream keeps its workspace";
   EXPECT_TRUE(a->SameLaunch(*c));
   // A third stream: no workspace left.
   ENCORE_ASSERT_OK(gemm->Prepare(args, c.get(), KernelKind::kAuto, s3));
   EXPECT_FALSE(c->has_pre()) << "kAuto converts in kernel";
-  options.token_prepass = TokenPrepass::kAlways;
-  auto always = internal::CreateSm90RunnerWithoutDevice(info, api, options,
-                                                        const_cast<void*>(Addr(kWorkspace)));
+  auto always = Make(TokenPrepass::kAlways, bytes, /*max_workspaces=*/2);
   ENCORE_ASSERT_OK(always->Prepare(args, c.get(), KernelKind::kAuto, s1));
   ENCORE_ASSERT_OK(always->Prepare(args, c.get(), KernelKind::kAuto, s2));
   const absl::Status st = always->Prepare(args, c.get(), KernelKind::kAuto, s3);
