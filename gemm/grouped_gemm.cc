@@ -343,11 +343,13 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (prepass) {
       ENCORE_ASSIGN_OR_RETURN(void* ws, TokenWorkspace(stream));
       token_ws = static_cast<uint8_t*>(ws);
-      if (token_ws == nullptr) {  // every workspace belongs to another stream
+      if (token_ws == nullptr) {  // no workspace for this stream (see TokenWorkspace)
         if (token_prepass_ == TokenPrepass::kAlways) {
           return absl::ResourceExhaustedError(absl::StrCat(
-              "token_prepass = kAlways: ", max_token_workspaces_,
-              " streams already own a token workspace (RunnerOptions::max_token_workspaces)"));
+              "token_prepass = kAlways: no token workspace for this stream: ",
+              max_token_workspaces_,
+              " streams own one already (RunnerOptions::max_token_workspaces), or the stream is "
+              "capturing and has none yet (prepare one plan for it outside the capture first)"));
         }
         prepass = false;
       }
@@ -490,9 +492,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   // `stream`'s token pre-pass workspace (RunnerOptions::token_workspace_bytes): allocated by the
   // first pre-pass plan for that stream, never reallocated or freed before the runner (captured
-  // graphs keep pointing into it); nullptr when max_token_workspaces streams own one already.
+  // graphs keep pointing into it); nullptr when max_token_workspaces streams own one already, or
+  // when the stream has none yet and is capturing.
   // NOTES: a linear scan of at most max_token_workspaces entries under the mutex; allocation only
-  // on a stream's first pre-pass plan.
+  // on a stream's first pre-pass plan. Never cudaMalloc while the stream captures (a global-mode
+  // capture, e.g. a framework capturing a whole step, would be invalidated by it): such a plan
+  // converts tokens in kernel, and the stream gets its workspace at its first plan outside one.
   absl::StatusOr<void*> TokenWorkspace(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(workspace_mu_);
     for (size_t i = 0; i < token_workspaces_.size(); ++i) {
@@ -509,6 +514,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         return absl::FailedPreconditionError(
             "the token pre-pass needs a device workspace (runner without device)");
       }
+      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &capture),
+                                  "cudaStreamIsCapturing (before allocating a token workspace)");
+      if (capture != cudaStreamCaptureStatusNone) return nullptr;
       ENCORE_ASSIGN_OR_RETURN(slot.buffer, DeviceBuffer::Create(token_workspace_bytes_));
       slot.address = slot.buffer.get();
     }

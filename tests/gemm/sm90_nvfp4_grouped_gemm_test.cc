@@ -563,6 +563,47 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
   }
 }
 
+// A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):
+// the runner must not cudaMalloc a workspace there (that would invalidate the capture), so the
+// plan converts tokens in kernel (one node) and still computes; outside the capture the stream
+// gets its workspace.
+TEST_F(Sm90GemmTest, FirstPlanInsideACaptureConvertsTokensInKernel) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  auto runner = Nvfp4GroupedGemm::Create();  // fresh: no stream has a workspace yet
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  const HostGroupedProblem host = MakeHostProblem(Zip({96, 200}, {1024, 512}, {512, 256}),
+                                                  Distribution::kFullRange, std::random_device{}());
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  ENCORE_ASSERT_OK(dev->PoisonOutputs(stream->get()));
+  SyncOrDie(stream->get());
+  ASSERT_EQ(cudaStreamBeginCapture(stream->get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  const absl::Status run = (*runner)->Run(dev->args(), stream->get());
+  cudaGraph_t raw = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream->get(), &raw);  // always end
+  Graph graph(raw);
+  ENCORE_ASSERT_OK(run);
+  ASSERT_EQ(ended, cudaSuccess) << "the capture was invalidated";
+  size_t nodes = 0;
+  ASSERT_EQ(cudaGraphGetNodes(graph.get(), nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(nodes, 1u) << "inside the capture the plan converts tokens in kernel";
+  auto exec = GraphExec::Instantiate(graph.get());
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), stream->get()), "cudaGraphLaunch"));
+  SyncOrDie(stream->get());
+  for (size_t g = 0; g < host.groups.size(); ++g) {
+    auto c = dev->DownloadC(static_cast<int>(g), nullptr);
+    ASSERT_TRUE(c.ok());
+    ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
+                       absl::StrCat("captured first plan, group ", g));
+  }
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK((*runner)->Prepare(dev->args(), plan.get(), KernelKind::kAuto, stream->get()));
+  EXPECT_TRUE(plan->has_pre()) << "outside the capture the stream gets its workspace";
+}
+
 TEST(Sm90SupportTest, OnlyComputeCapability90) {
   EXPECT_TRUE(CheckKernelsSupport(9, 0).ok());
   for (auto [major, minor] :
