@@ -55,7 +55,8 @@ struct RunnerOptions {
   // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated
   // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
   // point into them); at most max_token_workspaces streams, plans for further streams (and plans
-  // whose tokens need more bytes) convert tokens in kernel.
+  // whose tokens need more bytes) convert tokens in kernel, as does a stream's first plan while it
+  // captures (no cudaMalloc inside a capture).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
