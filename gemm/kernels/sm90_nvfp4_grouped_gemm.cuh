@@ -133,7 +133,7 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     MbarWait(&sm.raw_empty[s], ((it / P::kRawStages) & 1) ^ 1);
-    const uint32_t sf_bytes = HalfBlock(gi.k, kb) ? 512 : 1024;
+    const uint32_t sf_bytes = T::HalfBlock(gi.k, kb) ? 512 : 1024;
     MbarArriveExpectTx(&sm.raw_full[s],
                        P::kPrepass ? T::kRawWeightBytes + sf_bytes * wblk
                                    : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
@@ -185,7 +185,7 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
     const int ts = it % P::kTokStages;
     MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
     MbarWait(&sm.tok_empty[ts], ((it / P::kTokStages) & 1) ^ 1);
-    const bool half = HalfBlock(gi.k, kb);
+    const bool half = TileShape::HalfBlock(gi.k, kb);
     for (int r = dt; r < (ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT ? 0 : tc.nw); r += kDequantThreads) {
       TokenRow t;
       LoadTokenRow(t, sm.RawTokens(s), sm.SfTokens(s), r, tc.m0, half);
@@ -274,7 +274,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
   const uint64_t tok_desc = SmemDescSw128(SmemAddr(sm.tok));
-  const int half_kb = (gi.k % 128 != 0) ? gi.k / 128 : -1;  // HalfBlock(gi.k, kb) iff kb == half_kb
+  // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
+  const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     const int ts = it % P::kTokStages;

@@ -50,6 +50,9 @@ struct TileShape {
   // fp16 halves per token row of a pre-pass workspace: k-blocks x 128 (a 64-k tail block is
   // padded with zeros: its k < 64 values are spread over all 128 positions, see the kernel NOTES).
   static constexpr int TokenRowHalves(int k) { return KBlocks(k) * kBlockK; }
+  // Whether k-block kb (< KBlocks(k)) holds only 64 k (its second scale chunk is then neither
+  // loaded nor used: the packed values there are zero, their scales forced to 0); at most the last.
+  static constexpr bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
 
   // Shared-memory pieces (the stage counts depend on the token source: Pipeline below).
   static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;    // 16384 (narrow 8192)

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kPrepassThreads)
   const int m = p.device_m != nullptr ? min(g.m, p.device_m[g.orig]) : g.m;
   if (row >= m) return;  // dynamic M: rows past the step's M are never read by the GEMM's stores
 
-  const bool half = 2 * kb + 1 >= g.k / 64;
+  const bool half = TileShape::HalfBlock(g.k, kb);
   const uint8_t* src = g.a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
   uint32_t w[4];
 #pragma unroll

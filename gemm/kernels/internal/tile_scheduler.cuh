@@ -14,9 +14,6 @@
 
 namespace encore::gemm::sm90 {
 
-// Whether k-block kb (of TileShape::KBlocks(k)) holds only 64 k (its second scale chunk is then
-// neither loaded nor used: the packed values there are TMA zero fill, their scales forced to 0).
-__device__ __forceinline__ bool HalfBlock(int k, int kb) { return 2 * kb + 1 >= k / 64; }
 
 struct TileCoord {
   int slot = 0;  // group slot in Params (sorted order)
