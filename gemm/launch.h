@@ -41,6 +41,46 @@ inline constexpr size_t kMaxParamBytes = 32 * 1024 - 64;
 // The largest parameter block of a plan's first kernel (the token pre-pass).
 inline constexpr size_t kMaxPrepassParamBytes = 4096;
 
+namespace internal {
+// Kernel node parameters of one by-value parameter block: `*arg_slot` points at `params` and must
+// outlive the call that consumes the result (cudaGraphAddKernelNode / ...SetParams copy the block).
+inline cudaKernelNodeParams KernelNode(const void* function, dim3 grid, dim3 block,
+                                       unsigned smem, const unsigned char* params,
+                                       void** arg_slot) {
+  *arg_slot = const_cast<unsigned char*>(params);
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(function);
+  p.gridDim = grid;
+  p.blockDim = block;
+  p.sharedMemBytes = smem;
+  p.kernelParams = arg_slot;
+  p.extra = nullptr;
+  return p;
+}
+
+// cudaLaunchKernelEx of one by-value parameter block, with programmatic stream serialization
+// (PDL) when `pdl`.
+inline cudaError_t LaunchKernel(const void* function, dim3 grid, dim3 block, unsigned smem,
+                                const unsigned char* params, cudaStream_t stream, bool pdl) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  void* kernel_args[1] = {const_cast<unsigned char*>(params)};
+  return cudaLaunchKernelExC(&config, function, kernel_args);
+}
+
+inline bool SameDims(dim3 a, dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+}  // namespace internal
+
 // The optional kernel launched before a plan's main kernel (no dynamic shared memory).
 struct PreLaunch {
   const void* function = nullptr;  // nullptr: none
@@ -50,22 +90,13 @@ struct PreLaunch {
   alignas(64) unsigned char params[kMaxPrepassParamBytes];
 
   cudaKernelNodeParams NodeParams(void** arg_slot) const {
-    *arg_slot = const_cast<unsigned char*>(params);
-    cudaKernelNodeParams p{};
-    p.func = const_cast<void*>(function);
-    p.gridDim = grid;
-    p.blockDim = block;
-    p.sharedMemBytes = 0;
-    p.kernelParams = arg_slot;
-    p.extra = nullptr;
-    return p;
+    return internal::KernelNode(function, grid, block, 0, params, arg_slot);
   }
   bool SameLaunch(const PreLaunch& o) const {
     if (function != o.function) return false;
     return function == nullptr ||
-           (grid.x == o.grid.x && grid.y == o.grid.y && grid.z == o.grid.z &&
-            block.x == o.block.x && params_bytes == o.params_bytes &&
-            std::memcmp(params, o.params, params_bytes) == 0);
+           (internal::SameDims(grid, o.grid) && internal::SameDims(block, o.block) &&
+            params_bytes == o.params_bytes && std::memcmp(params, o.params, params_bytes) == 0);
   }
 };
 
@@ -91,26 +122,17 @@ struct LaunchPlan {
   bool has_pre() const { return pre.function != nullptr; }
   int num_kernels() const { return has_pre() ? 2 : 1; }
 
-  // Kernel node parameters for this plan's main kernel. `arg_slot` must outlive the call that consumes the
-  // result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
+  // Kernel node parameters for this plan's main kernel. `arg_slot` must outlive the call that
+  // consumes the result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
   cudaKernelNodeParams NodeParams(void** arg_slot) const {
-    *arg_slot = const_cast<unsigned char*>(params);
-    cudaKernelNodeParams p{};
-    p.func = const_cast<void*>(function);
-    p.gridDim = grid;
-    p.blockDim = block;
-    p.sharedMemBytes = dynamic_smem_bytes;
-    p.kernelParams = arg_slot;
-    p.extra = nullptr;
-    return p;
+    return internal::KernelNode(function, grid, block, dynamic_smem_bytes, params, arg_slot);
   }
 
   // True when two plans launch the same kernels with the same shapes and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
-    return pre.SameLaunch(o.pre) && function == o.function && grid.x == o.grid.x && grid.y == o.grid.y &&
-           grid.z == o.grid.z && block.x == o.block.x &&
-           dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
-           std::memcmp(params, o.params, params_bytes) == 0;
+    return pre.SameLaunch(o.pre) && function == o.function && internal::SameDims(grid, o.grid) &&
+           internal::SameDims(block, o.block) && dynamic_smem_bytes == o.dynamic_smem_bytes &&
+           params_bytes == o.params_bytes && std::memcmp(params, o.params, params_bytes) == 0;
   }
 };
 
@@ -120,37 +142,13 @@ struct LaunchPlan {
 // a stream capture of it yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
   if (plan.has_pre()) {
-    cudaLaunchConfig_t pre{};
-    pre.gridDim = plan.pre.grid;
-    pre.blockDim = plan.pre.block;
-    pre.dynamicSmemBytes = 0;
-    pre.stream = stream;
-    cudaLaunchAttribute pre_attr[1];
-    if (pdl) {
-      pre_attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      pre_attr[0].val.programmaticStreamSerializationAllowed = 1;
-      pre.attrs = pre_attr;
-      pre.numAttrs = 1;
-    }
-    void* pre_args[1] = {const_cast<unsigned char*>(plan.pre.params)};
-    const cudaError_t err = cudaLaunchKernelExC(&pre, plan.pre.function, pre_args);
+    const cudaError_t err = internal::LaunchKernel(plan.pre.function, plan.pre.grid,
+                                                   plan.pre.block, 0, plan.pre.params, stream, pdl);
     if (err != cudaSuccess) return err;
     pdl = true;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = plan.grid;
-  config.blockDim = plan.block;
-  config.dynamicSmemBytes = plan.dynamic_smem_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1];
-  if (pdl && plan.supports_pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-  }
-  void* kernel_args[1] = {const_cast<unsigned char*>(plan.params)};
-  return cudaLaunchKernelExC(&config, plan.function, kernel_args);
+  return internal::LaunchKernel(plan.function, plan.grid, plan.block, plan.dynamic_smem_bytes,
+                                plan.params, stream, pdl && plan.supports_pdl);
 }
 
 }  // namespace encore::gemm
