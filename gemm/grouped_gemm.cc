@@ -105,38 +105,36 @@ class TensorMapCache {
     return absl::OkStatus();
   }
 
+  // One 2D map per role: packed e2m1 rows (K/2 bytes; tokens 64-byte swizzled, box kMaxBlockM
+  // rows; weights unswizzled, box kBlockN rows) or pre-pass fp16 token rows (TokenRowHalves(K)
+  // halves, 128-byte swizzled, box = the group's token-tile rows).
   absl::Status Encode(const MapKey& key, CUtensorMap* map) const {
-    if (key.role == MapRole::kTokensF16) {
-      const cuuint64_t dims[2] = {static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k)),
-                                  static_cast<cuuint64_t>(key.rows)};
-      const cuuint64_t strides[1] = {static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k)) * 2};
-      const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(key.box_rows)};
-      const cuuint32_t elem_strides[2] = {1, 1};
-      return ToStatus(
-          api_.tensor_map_encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                                       const_cast<void*>(key.ptr), dims, strides, box,
-                                       elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                       CU_TENSOR_MAP_SWIZZLE_128B,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-          absl::StrCat("cuTensorMapEncodeTiled(fp16 tokens, rows = ", key.rows, ", k = ", key.k,
-                       ", box rows = ", key.box_rows, ")"));
-    }
+    const bool f16 = key.role == MapRole::kTokensF16;
     const bool tokens = key.role == MapRole::kTokens;
-    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k / 2),
-                                static_cast<cuuint64_t>(key.rows)};
-    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.k / 2)};
-    const cuuint32_t box[2] = {
-        static_cast<cuuint32_t>(TileShape::kBlockK / 2),
-        static_cast<cuuint32_t>(tokens ? TileShape::kMaxBlockM : TileShape::kBlockN)};
+    const cuuint64_t row_elems = f16 ? static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k))
+                                     : static_cast<cuuint64_t>(key.k / 2);
+    const cuuint64_t dims[2] = {row_elems, static_cast<cuuint64_t>(key.rows)};
+    const cuuint64_t strides[1] = {row_elems * (f16 ? 2 : 1)};  // bytes
+    const cuuint32_t box_rows = f16      ? static_cast<cuuint32_t>(key.box_rows)
+                                : tokens ? static_cast<cuuint32_t>(TileShape::kMaxBlockM)
+                                         : static_cast<cuuint32_t>(TileShape::kBlockN);
+    // 64 elements of the inner dimension: 128 fp16 bytes or kBlockK / 2 packed bytes.
+    const cuuint32_t box[2] = {64, box_rows};
+    static_assert(TileShape::kBlockK / 2 == 64, "packed box is one 128-k block");
     const cuuint32_t elem_strides[2] = {1, 1};
-    return ToStatus(api_.tensor_map_encode_tiled(
-                        map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(key.ptr), dims,
-                        strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        tokens ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-                    absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b",
-                                 ", rows = ", key.rows, ", k = ", key.k, ")"));
+    const CUtensorMapSwizzle swizzle = f16      ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : tokens ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                : CU_TENSOR_MAP_SWIZZLE_NONE;
+    return ToStatus(
+        api_.tensor_map_encode_tiled(
+            map, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2,
+            const_cast<void*>(key.ptr), dims, strides, box, elem_strides,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        f16 ? absl::StrCat("cuTensorMapEncodeTiled(fp16 tokens, rows = ", key.rows, ", k = ", key.k,
+                           ", box rows = ", key.box_rows, ")")
+            : absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b", ", rows = ", key.rows,
+                           ", k = ", key.k, ")"));
   }
 
   DriverApi api_;
@@ -556,8 +554,7 @@ std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info,
   options.stream_k = false;
   options.token_prepass =
       fake_token_workspace != nullptr ? TokenPrepass::kAuto : TokenPrepass::kNever;
-  return std::make_unique<Sm90Nvfp4GroupedGemm>(std::move(info), api, options,
-                                                /*has_device=*/false, fake_token_workspace);
+  return CreateSm90RunnerWithoutDevice(std::move(info), api, options, fake_token_workspace);
 }
 std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info, DriverApi api,
                                                                 const RunnerOptions& options,
