@@ -185,8 +185,8 @@ const BenchShape kShapes[] = {
     {"s3", {128, 384}, 4096, 1536},
 };
 
-// Where stream-K should pay: few tiles with long K (an MoE decode step touching one or a few
-// experts): one 128 x 256 tile with K = 7168 runs on one SM of 132 without it.
+// Few tiles with long K (an MoE decode step touching one or a few experts), where stream-K paid in
+// the wide build, and a tiny problem where launch overhead dominates.
 const BenchShape kFewTileShapes[] = {
     {"one_tile", {128}, 256, 7168},
     {"decode8", {16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168},
@@ -204,18 +204,24 @@ const char* ModeSuffix(TokenPrepass mode) {
   }
 }
 
-// One timed batch benchmark per (shape, kernel kind, token mode):
-// "<prefix>/<shape>/<kind>[/prepass|/in_kernel]" (no suffix: the runner's default, kAuto).
-void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions,
-                   TokenPrepass mode = TokenPrepass::kAuto) {
+// One timed batch benchmark (TimeBatches), median of `repetitions`.
+void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, int k,
+                   KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto) {
   benchmark::RegisterBenchmark(
-      (std::string(prefix) + "/" + s.name + "/" + KernelKindName(kind) + ModeSuffix(mode)).c_str(),
-      [s, kind, mode](benchmark::State& st) { TimeBatches(st, s.m, s.n, s.k, kind, mode); })
+      name.c_str(),
+      [ms, n, k, kind, mode](benchmark::State& st) { TimeBatches(st, ms, n, k, kind, mode); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
       ->Iterations(1)
       ->Repetitions(repetitions)
       ->ReportAggregatesOnly(true);
+}
+
+// "<prefix>/<shape>/<kind>[/prepass|/in_kernel]" (no suffix: the runner's default, kAuto).
+void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions,
+                   TokenPrepass mode = TokenPrepass::kAuto) {
+  RegisterTimed(absl::StrCat(prefix, "/", s.name, "/", KernelKindName(kind), ModeSuffix(mode)),
+                s.m, s.n, s.k, kind, repetitions, mode);
 }
 
 void Register() {
@@ -243,18 +249,10 @@ void Register() {
   // Token pre-pass break-even: 8 groups of M = 128, weight tiles per token tile 1 .. 16.
   for (int k : {2048, 7168}) {
     for (int nt : {1, 2, 4, 8, 16}) {
-      const BenchShape s{"", std::vector<int>(8, 128), sm90::TileShape::kBlockN * nt, k};
       for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
-        benchmark::RegisterBenchmark(
-            absl::StrCat("prepass_even/k", k, "/nt", nt, ModeSuffix(mode)).c_str(),
-            [s, mode](benchmark::State& st) {
-              TimeBatches(st, s.m, s.n, s.k, KernelKind::kAuto, mode);
-            })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->Iterations(1)
-            ->Repetitions(7)
-            ->ReportAggregatesOnly(true);
+        RegisterTimed(absl::StrCat("prepass_even/k", k, "/nt", nt, ModeSuffix(mode)),
+                      std::vector<int>(8, 128), sm90::TileShape::kBlockN * nt, k, KernelKind::kAuto,
+                      7, mode);
       }
     }
   }
@@ -262,17 +260,8 @@ void Register() {
   for (int m : {64, 256}) {
     for (int n : {512, 1024, 2048, 4096, 8192, 16384, 32768}) {
       for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
-        benchmark::RegisterBenchmark(("crossover/m" + std::to_string(m) + "/n" + std::to_string(n) +
-                                      "/" + KernelKindName(kind))
-                                         .c_str(),
-                                     [m, n, kind](benchmark::State& st) {
-                                       TimeBatches(st, std::vector<int>(8, m), n, 2048, kind);
-                                     })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->Iterations(1)
-            ->Repetitions(7)
-            ->ReportAggregatesOnly(true);
+        RegisterTimed(absl::StrCat("crossover/m", m, "/n", n, "/", KernelKindName(kind)),
+                      std::vector<int>(8, m), n, 2048, kind, 7);
       }
     }
   }
