@@ -3,8 +3,8 @@
 // structure that recurs is captured once into a straight-line graph, instantiated, and from then
 // on replayed with one cudaGraphLaunch. A structure keeps up to max_bindings_per_structure execs
 // ("variants"), each holding its own bindings (pointers, exact dynamic-M capacities, and the
-// stream: plans are prepared for the stream they run on, whose token workspace they use): a workload
-// that rotates through a fixed set of buffers replays a variant per call with nothing patched.
+// stream: plans are prepared for the stream they run on, whose token workspace they use): a
+// workload that rotates through a fixed set of buffers replays a variant per call with nothing patched.
 // Bindings without a variant are served by patching the kernel nodes of an existing variant with
 // freshly prepared LaunchPlans — never by re-capturing a structure that has a live exec, unless
 // the bindings recur and the structure has room for one more variant.

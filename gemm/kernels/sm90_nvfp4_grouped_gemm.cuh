@@ -135,8 +135,9 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
     MbarWait(&sm.raw_empty[s], ((it / P::kRawStages) & 1) ^ 1);
     const uint32_t sf_bytes = T::HalfBlock(gi.k, kb) ? 512 : 1024;
     MbarArriveExpectTx(&sm.raw_full[s],
-                       P::kPrepass ? T::kRawWeightBytes + sf_bytes * wblk
-                                   : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
+                       P::kPrepass
+                           ? T::kRawWeightBytes + sf_bytes * wblk
+                           : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
     TmaLoad2D(sm.RawWeights(s), map_b, &sm.raw_full[s], kb * 64, tc.n0, pol_first);
     if (!P::kPrepass) {
       TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
@@ -214,8 +215,8 @@ __device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint64_t s
 #pragma unroll
   for (int ls = 0; ls < kPartSteps; ++ls) {
     const int s = part * kPartSteps + ls;
-    const uint64_t desc =
-        stage_desc + static_cast<uint64_t>(((s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32) >> 4);
+    const int offset = (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32;  // bytes, unrolled
+    const uint64_t desc = stage_desc + static_cast<uint64_t>(offset >> 4);
 #pragma unroll
     for (int j = 0; j < TileShape::kStrips; ++j) WgmmaRS<N>(acc + 64 * j, frag[j][ls], desc);
   }

@@ -212,7 +212,8 @@ const char* DistName(Distribution d) {
   return d == Distribution::kGpuMode ? "gpumode" : "fullrange";
 }
 const char* PrepassName(TokenPrepass m) {
-  return m == TokenPrepass::kAlways ? "prepass" : (m == TokenPrepass::kNever ? "in-kernel" : "auto");
+  if (m == TokenPrepass::kAlways) return "prepass";
+  return m == TokenPrepass::kNever ? "in-kernel" : "auto";
 }
 // The kernel kinds this build has (stream-K only where sm90::kStreamKBuilt).
 std::vector<KernelKind> BuiltKinds(bool with_auto = false) {

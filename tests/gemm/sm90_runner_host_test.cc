@@ -401,8 +401,9 @@ TEST_F(Sm90PrepassHostTest, OneWorkspacePerStream) {
     return reinterpret_cast<uintptr_t>(
         reinterpret_cast<const sm90::PrepassParams<8>*>(plan.pre.params)->g[0].out);
   };
-  const auto s1 = reinterpret_cast<cudaStream_t>(0x1000), s2 = reinterpret_cast<cudaStream_t>(0x2000),
-             s3 = reinterpret_cast<cudaStream_t>(0x3000);
+  const auto s1 = reinterpret_cast<cudaStream_t>(0x1000);
+  const auto s2 = reinterpret_cast<cudaStream_t>(0x2000);
+  const auto s3 = reinterpret_cast<cudaStream_t>(0x3000);
   auto a = std::make_unique<LaunchPlan>(), b = std::make_unique<LaunchPlan>(),
        c = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK(gemm->Prepare(args, a.get(), KernelKind::kAuto, s1));

@@ -20,7 +20,8 @@ const void* KernelTable(KernelKind kind, int group_capacity) {
     constexpr int G = decltype(groups)::value;
     switch (kind) {
       case KernelKind::kSimple:
-        return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc>);
+        return reinterpret_cast<const void*>(
+            &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc>);
       case KernelKind::kPersistent:
         return reinterpret_cast<const void*>(
             &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc>);
