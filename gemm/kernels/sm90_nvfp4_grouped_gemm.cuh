@@ -57,6 +57,9 @@
 //    stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's
 //    fragments are built while part p's wgmmas run (wgmma.wait_group 1). 0: parts of 8/kStrips
 //    steps, each built, run and waited for in turn (the two consumer warpgroups overlap).
+// (Run 33 measured a third mode, one stream of parts across a tile's k-blocks with the next
+// k-block's weights loaded during the last part: +3..+8% slower in the simple kernels, and ptxas
+// serialized the persistent kernels' wgmmas with it (C7512); removed.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
@@ -85,36 +88,42 @@ static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThre
 inline constexpr int kDequantThreads = 96;
 inline constexpr int kConsumerThreads = 256;
 
+// Shared memory, from the 1024-byte aligned base: raw stages | fp16 token stages | epilogue
+// staging | barriers. Everything the async proxy, the mbarriers and the consumers' loads touch is
+// addressed in the shared window (32-bit: one base register plus compile-time offsets); plain
+// generic pointers remain for the in-kernel token dequant and the epilogue staging.
 template <TokenSource kSrc>
 struct SmemLayout {
   using P = Pipeline<kSrc>;
-  uint8_t* raw;  // kRawStages x [weights | weight scales | (in kernel) tokens | token scales]
-  uint8_t* tok;  // kTokStages x 2 atoms x [kMaxBlockM rows][128 bytes] fp16, 128B swizzle
-  uint16_t* epi;
-  uint64_t* raw_full;   // inputs_arrived
-  uint64_t* raw_empty;  // inputs_finished
-  uint64_t* tok_full;   // tokens_ready
-  uint64_t* tok_empty;  // tokens_finished
-  int* sk_arrivals;     // stream-K: the arrival count seen by consumer thread 0, for all consumers
+  using T = TileShape;
+  static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
+  static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
+  static constexpr uint32_t kRawFull = kEpi + T::kEpilogueBytes;  // inputs_arrived
+  static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
+  static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
+  static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
+  // stream-K: the arrival count seen by consumer thread 0, for all consumers
+  static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * P::kTokStages;
+  static_assert(kSkArrivals + 4 - kRawFull <= T::kBarrierBytes, "barrier area too small");
 
-  __device__ explicit SmemLayout(uint8_t* base) {
-    using T = TileShape;
-    raw = base;
-    tok = raw + P::kRawStages * P::kRawStageBytes;
-    epi = reinterpret_cast<uint16_t*>(tok + P::kTokStages * T::kTokStageBytes);
-    raw_full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(epi) + T::kEpilogueBytes);
-    raw_empty = raw_full + P::kRawStages;
-    tok_full = raw_empty + P::kRawStages;
-    tok_empty = tok_full + P::kTokStages;
-    sk_arrivals = reinterpret_cast<int*>(tok_empty + P::kTokStages);
-    static_assert((2 * P::kRawStages + 2 * P::kTokStages) * 8 + 4 <= T::kBarrierBytes,
-                  "barrier area too small");
-  }
-  __device__ uint8_t* RawWeights(int s) const { return raw + s * P::kRawStageBytes; }
-  __device__ uint8_t* SfWeights(int s) const { return RawWeights(s) + TileShape::kRawWeightBytes; }
-  __device__ uint8_t* RawTokens(int s) const { return SfWeights(s) + TileShape::kSfWeightBytes; }
-  __device__ uint8_t* SfTokens(int s) const { return RawTokens(s) + TileShape::kRawTokenBytes; }
-  __device__ uint8_t* Tok(int s) const { return tok + s * TileShape::kTokStageBytes; }
+  uint8_t* base;  // generic
+  uint32_t s;     // shared window
+
+  __device__ explicit SmemLayout(uint8_t* b) : base(b), s(SmemAddr(b)) {}
+  __device__ uint32_t RawFull(int i) const { return s + kRawFull + 8 * i; }
+  __device__ uint32_t RawEmpty(int i) const { return s + kRawEmpty + 8 * i; }
+  __device__ uint32_t TokFull(int i) const { return s + kTokFull + 8 * i; }
+  __device__ uint32_t TokEmpty(int i) const { return s + kTokEmpty + 8 * i; }
+  // Stage i: [weights | weight scales | (in kernel) tokens | token scales].
+  __device__ uint32_t RawWeights(int i) const { return s + i * P::kRawStageBytes; }
+  __device__ uint32_t SfWeights(int i) const { return RawWeights(i) + T::kRawWeightBytes; }
+  __device__ uint32_t RawTokens(int i) const { return SfWeights(i) + T::kSfWeightBytes; }
+  __device__ uint32_t SfTokens(int i) const { return RawTokens(i) + T::kRawTokenBytes; }
+  // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
+  __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
+  __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
+  __device__ uint16_t* Epi() const { return reinterpret_cast<uint16_t*>(base + kEpi); }
+  __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -132,27 +141,27 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   const int wblk = min(T::kStrips, (gi.n - tc.n0 + 127) / 128);
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
-    MbarWait(&sm.raw_empty[s], ((it / P::kRawStages) & 1) ^ 1);
+    MbarWait(sm.RawEmpty(s), ((it / P::kRawStages) & 1) ^ 1);
     const uint32_t sf_bytes = T::HalfBlock(gi.k, kb) ? 512 : 1024;
-    MbarArriveExpectTx(&sm.raw_full[s],
+    MbarArriveExpectTx(sm.RawFull(s),
                        P::kPrepass
                            ? T::kRawWeightBytes + sf_bytes * wblk
                            : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
-    TmaLoad2D(sm.RawWeights(s), map_b, &sm.raw_full[s], kb * 64, tc.n0, pol_first);
+    TmaLoad2D(sm.RawWeights(s), map_b, sm.RawFull(s), kb * 64, tc.n0, pol_first);
     if (!P::kPrepass) {
-      TmaLoad2D(sm.RawTokens(s), map_a, &sm.raw_full[s], kb * 64, tc.m0, pol_last);
+      TmaLoad2D(sm.RawTokens(s), map_a, sm.RawFull(s), kb * 64, tc.m0, pol_last);
     }
     // Weight scale blocks past N (wide tiles, N an odd multiple of 128) are not loaded: their
     // rows' outputs are masked in the epilogue.
     for (int b = 0; b < wblk; ++b) {
       BulkLoad(sm.SfWeights(s) + b * 1024,
                gi.sfb + (static_cast<size_t>(tc.n0 / 128 + b) * k64 + 2 * kb) * 512, sf_bytes,
-               &sm.raw_full[s], pol_first);
+               sm.RawFull(s), pol_first);
     }
     for (int b = 0; b < (P::kPrepass ? 0 : nblk); ++b) {
       BulkLoad(sm.SfTokens(s) + b * 1024,
                gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
-               &sm.raw_full[s], pol_last);
+               sm.RawFull(s), pol_last);
     }
   }
 }
@@ -169,10 +178,10 @@ __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, cons
   const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
-    MbarWait(&sm.tok_empty[ts], ((it / P::kTokStages) & 1) ^ 1);
-    MbarArriveExpectTx(&sm.tok_full[ts], 2 * atom_bytes);
-    TmaLoad2D(sm.Tok(ts), map_a, &sm.tok_full[ts], kb * 128, tc.m0, policy);
-    TmaLoad2D(sm.Tok(ts) + TileShape::kTokAtomBytes, map_a, &sm.tok_full[ts], kb * 128 + 64, tc.m0,
+    MbarWait(sm.TokEmpty(ts), ((it / P::kTokStages) & 1) ^ 1);
+    MbarArriveExpectTx(sm.TokFull(ts), 2 * atom_bytes);
+    TmaLoad2D(sm.Tok(ts), map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
+    TmaLoad2D(sm.Tok(ts) + TileShape::kTokAtomBytes, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0,
               policy);
   }
 }
@@ -184,17 +193,17 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     const int ts = it % P::kTokStages;
-    MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
-    MbarWait(&sm.tok_empty[ts], ((it / P::kTokStages) & 1) ^ 1);
+    MbarWait(sm.RawFull(s), (it / P::kRawStages) & 1);
+    MbarWait(sm.TokEmpty(ts), ((it / P::kTokStages) & 1) ^ 1);
     const bool half = TileShape::HalfBlock(gi.k, kb);
     for (int r = dt; r < (ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT ? 0 : tc.nw); r += kDequantThreads) {
       TokenRow t;
-      LoadTokenRow(t, sm.RawTokens(s), sm.SfTokens(s), r, tc.m0, half);
-      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(t, sm.Tok(ts), r);
+      LoadTokenRow(t, sm.Generic(sm.RawTokens(s)), sm.Generic(sm.SfTokens(s)), r, tc.m0, half);
+      StoreTokenRow<ENCORE_SM90_TOKEN_ONE_MUL>(t, sm.Generic(sm.Tok(ts)), r);
     }
     FenceProxyAsyncShared();
-    MbarArrive(&sm.tok_full[ts]);
-    MbarArrive(&sm.raw_empty[s]);
+    MbarArrive(sm.TokFull(ts));
+    MbarArrive(sm.RawEmpty(s));
   }
 }
 
@@ -265,6 +274,56 @@ __device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileSh
   }
 }
 
+// One k-block's weight rows and scales: raw stage s -> registers (a = packed rows r0, r0 + 8 per
+// strip; sl = broadcast scales, zeroed for the upper 64 k of a half block), then the stage is
+// released.
+template <TokenSource kSrc>
+__device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, uint32_t phase,
+                                            int rbase, int c,
+                                            const int (&sfo)[TileShape::kStrips][2], bool zero_hi,
+                                            uint32_t (&a)[TileShape::kStrips][2][4],
+                                            uint32_t (&sl)[TileShape::kStrips][2][2]) {
+  constexpr int S = TileShape::kStrips;
+  MbarWait(sm.RawFull(s), phase);
+  const uint32_t rw = sm.RawWeights(s), sf = sm.SfWeights(s);
+  uint32_t sc[S][2];
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint4 w = LdShared128(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
+      a[j][h][0] = w.x;
+      a[j][h][1] = w.y;
+      a[j][h][2] = w.z;
+      a[j][h][3] = w.w;
+      sc[j][h] = LdSharedU16(sf + sfo[j][h]);
+    }
+  }
+  MbarArrive(sm.RawEmpty(s));
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+      hh = HMul2(hh, kHalf2Two7);
+#endif
+      sl[j][h][0] = BroadcastLo(hh);
+      sl[j][h][1] = BroadcastHi(hh);
+    }
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void IssuePart(float (&acc)[128], const Frag& frag, uint64_t stage_desc,
+                                          int part) {
+#pragma unroll
+  for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+  WgmmaFence();
+  MmaPart<kN>(acc, frag, stage_desc, part);
+  WgmmaCommit();
+}
+
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
 template <int kN, TokenSource kSrc>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
@@ -274,58 +333,25 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   using T = TileShape;
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
-  const uint64_t tok_desc = SmemDescSw128(SmemAddr(sm.tok));
+  const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
   // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
+  uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
+  uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int s = it % P::kRawStages;
     const int ts = it % P::kTokStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
-    MbarWait(&sm.raw_full[s], (it / P::kRawStages) & 1);
-    const uint8_t* rw = sm.RawWeights(s);
-    uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
-    uint32_t sc[S][2];
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint4 w =
-            *reinterpret_cast<const uint4*>(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
-        a[j][h][0] = w.x;
-        a[j][h][1] = w.y;
-        a[j][h][2] = w.z;
-        a[j][h][3] = w.w;
-        sc[j][h] = *reinterpret_cast<const uint16_t*>(sm.SfWeights(s) + sfo[j][h]);
-      }
-    }
-    MbarArrive(&sm.raw_empty[s]);
-    const bool zero_hi = kb == half_kb && c >= 2;
-    uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
-#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
-        hh = HMul2(hh, kHalf2Two7);
-#endif
-        sl[j][h][0] = BroadcastLo(hh);
-        sl[j][h][1] = BroadcastHi(hh);
-      }
-    }
+    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
+                kb == half_kb && c >= 2, a, sl);
 #if ENCORE_SM90_CONSUMER_PIPE
     // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
     // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed.
     Frag frag[2];
     BuildFrag(frag[0], a, sl, 0);
-    MbarWait(&sm.tok_full[ts], (it / P::kTokStages) & 1);
+    MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-      WgmmaFence();
-      MmaPart<kN>(acc, frag[part & 1], stage_desc, part);
-      WgmmaCommit();
+      IssuePart<kN>(acc, frag[part & 1], stage_desc, part);
       if (part + 1 < kParts) {
         WgmmaWait<1>();
         BuildFrag(frag[(part + 1) & 1], a, sl, part + 1);
@@ -339,18 +365,14 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
       BuildFrag(frag, a, sl, part);
-      if (part == 0) MbarWait(&sm.tok_full[ts], (it / P::kTokStages) & 1);
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
-      WgmmaFence();
-      MmaPart<kN>(acc, frag, stage_desc, part);
-      WgmmaCommit();
+      if (part == 0) MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
+      IssuePart<kN>(acc, frag, stage_desc, part);
       WgmmaWait<0>();
 #pragma unroll
       for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
     }
 #endif
-    MbarArrive(&sm.tok_empty[ts]);
+    MbarArrive(sm.TokEmpty(ts));
   }
 }
 
@@ -381,7 +403,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                \
   case i:                                                             \
     if constexpr (16 * i <= T::kMaxBlockM) {                          \
-      ConsumerLoop<16 * i>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+      ConsumerLoop<16 * i, kSrc>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
     }                                                                 \
     break;
     ENCORE_CASE(1)
@@ -406,7 +428,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
   const int wr = (ct >> 5) * 16 + g;
-  uint16_t* stage = sm.epi + cw * T::kEpilogueRows * T::kEpiloguePitch;
+  uint16_t* stage = sm.Epi() + cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
 #pragma unroll
   for (int sj = 0; sj < T::kStrips; ++sj) {
@@ -463,12 +485,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
     // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
     for (int s = 0; s < P::kRawStages; ++s) {
-      MbarInit(&sm.raw_full[s], 1);
-      MbarInit(&sm.raw_empty[s], (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads);
+      MbarInit(sm.RawFull(s), 1);
+      MbarInit(sm.RawEmpty(s), (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads);
     }
     for (int s = 0; s < P::kTokStages; ++s) {
-      MbarInit(&sm.tok_full[s], P::kPrepass ? 1 : kDequantThreads);
-      MbarInit(&sm.tok_empty[s], kConsumerThreads);
+      MbarInit(sm.TokFull(s), P::kPrepass ? 1 : kDequantThreads);
+      MbarInit(sm.TokEmpty(s), kConsumerThreads);
     }
     FenceBarrierInit();
   }
@@ -520,7 +542,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if (tc.rows <= 0) return;
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (kSchedule == Schedule::kStreamK && w.split() &&
-          !StreamKReduce(p, sched, w, sm.sk_arrivals, 128 * cw + ct, acc)) {
+          !StreamKReduce(p, sched, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
       EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);

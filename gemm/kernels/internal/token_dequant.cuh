@@ -60,8 +60,9 @@ __device__ __forceinline__ void ConvertTokenColumn(const uint32_t (&w)[4], const
   uint32_t x[4][4];  // [i][c]
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
-    const uint32_t v[4] = {E2m1PairToHalf2Shifted<0>(w[c]), E2m1PairToHalf2Shifted<1>(w[c]),
-                           E2m1PairToHalf2Shifted<2>(w[c]), E2m1PairToHalf2Shifted<3>(w[c])};
+    const uint32_t v[4] = {
+        E2m1PairToHalf2ShiftedOneCopy<0>(w[c]), E2m1PairToHalf2ShiftedOneCopy<1>(w[c]),
+        E2m1PairToHalf2ShiftedOneCopy<2>(w[c]), E2m1PairToHalf2ShiftedOneCopy<3>(w[c])};
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       x[i][c] = kOneMul ? HMul2(v[i], s[c]) : HMul2(HMul2(v[i], kHalf2Two14), s[c]);
