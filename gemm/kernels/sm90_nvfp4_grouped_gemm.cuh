@@ -212,18 +212,21 @@ __device__ __forceinline__ void DequantTile(const GroupInfo& gi, const TileCoord
 // have nw <= 128, i.e. <= 64 accumulators per strip).
 inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
 inline constexpr int kPartSteps = 8 / kParts;
-using Frag = uint32_t[TileShape::kStrips][kPartSteps][4];
+template <int kSteps>
+using FragOf = uint32_t[TileShape::kStrips][kSteps][4];
+using Frag = FragOf<kPartSteps>;
+
 
 // NOTES: `stage_desc` is the descriptor of the token stage's base; step s's operand starts
 // (s / 4) atoms + (s % 4) x 32 bytes further, a compile-time constant added to the descriptor's
 // start-address field (address >> 4 in bits 0-13: shared addresses < 2^18 never carry out). Run 26
 // (ncu): building each descriptor from the address took ~20% of the consumers' instructions.
-template <int N>
-__device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint64_t stage_desc,
-                                        int part) {
+template <int N, int kSteps>
+__device__ __forceinline__ void MmaSteps(float* acc, const FragOf<kSteps>& frag,
+                                         uint64_t stage_desc, int first) {
 #pragma unroll
-  for (int ls = 0; ls < kPartSteps; ++ls) {
-    const int s = part * kPartSteps + ls;
+  for (int ls = 0; ls < kSteps; ++ls) {
+    const int s = first + ls;
     const int offset = (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32;  // bytes, unrolled
     const uint64_t desc = stage_desc + static_cast<uint64_t>(offset >> 4);
 #pragma unroll
@@ -231,15 +234,18 @@ __device__ __forceinline__ void MmaPart(float* acc, const Frag& frag, uint64_t s
   }
 }
 
-// Weight fragments of one part: a = packed rows (r0, r0 + 8) per strip, sl = broadcast scales.
-__device__ __forceinline__ void BuildFrag(Frag& frag, const uint32_t (&a)[TileShape::kStrips][2][4],
-                                          const uint32_t (&sl)[TileShape::kStrips][2][2],
-                                          int part) {
+// Weight fragments of steps [first, first + kSteps): a = packed rows (r0, r0 + 8) per strip,
+// sl = broadcast scales.
+template <int kSteps>
+__device__ __forceinline__ void BuildSteps(FragOf<kSteps>& frag,
+                                           const uint32_t (&a)[TileShape::kStrips][2][4],
+                                           const uint32_t (&sl)[TileShape::kStrips][2][2],
+                                           int first) {
 #pragma unroll
   for (int j = 0; j < TileShape::kStrips; ++j) {
 #pragma unroll
-    for (int ls = 0; ls < kPartSteps; ++ls) {
-      const int st = part * kPartSteps + ls;
+    for (int ls = 0; ls < kSteps; ++ls) {
+      const int st = first + ls;
       const int q = st >> 1;
       uint32_t x0, x1, x2, x3;
       if (ENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT) {
@@ -314,13 +320,23 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, u
   }
 }
 
+// Accumulators a width-kN wgmma writes per thread (strip j at acc[64 j..]).
 template <int kN>
-__device__ __forceinline__ void IssuePart(float (&acc)[128], const Frag& frag, uint64_t stage_desc,
-                                          int part) {
+inline constexpr int kAccUsed = 64 * (TileShape::kStrips - 1) + kN / 2;
+
+template <int kN>
+__device__ __forceinline__ void FenceAcc(float (&acc)[128]) {
 #pragma unroll
-  for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+  for (int i = 0; i < kAccUsed<kN>; ++i) FenceRegister(acc[i]);
+}
+
+// Steps [first, first + kSteps) as one commit group.
+template <int kN, int kSteps>
+__device__ __forceinline__ void IssueSteps(float (&acc)[128], const FragOf<kSteps>& frag,
+                                           uint64_t stage_desc, int first) {
+  FenceAcc<kN>(acc);
   WgmmaFence();
-  MmaPart<kN>(acc, frag, stage_desc, part);
+  MmaSteps<kN, kSteps>(acc, frag, stage_desc, first);
   WgmmaCommit();
 }
 
@@ -345,31 +361,30 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
                 kb == half_kb && c >= 2, a, sl);
 #if ENCORE_SM90_CONSUMER_PIPE
     // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
-    // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed.
+    // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed. (Run 34: a third
+    // buffer, built with two parts in flight, was 1-3% slower.)
     Frag frag[2];
-    BuildFrag(frag[0], a, sl, 0);
+    BuildSteps<kPartSteps>(frag[0], a, sl, 0);
     MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
-      IssuePart<kN>(acc, frag[part & 1], stage_desc, part);
+      IssueSteps<kN, kPartSteps>(acc, frag[part & 1], stage_desc, part * kPartSteps);
       if (part + 1 < kParts) {
         WgmmaWait<1>();
-        BuildFrag(frag[(part + 1) & 1], a, sl, part + 1);
+        BuildSteps<kPartSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kPartSteps);
       }
     }
     WgmmaWait<0>();
-#pragma unroll
-    for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+    FenceAcc<kN>(acc);
 #else
 #pragma unroll
     for (int part = 0; part < kParts; ++part) {
       Frag frag;
-      BuildFrag(frag, a, sl, part);
+      BuildSteps<kPartSteps>(frag, a, sl, part * kPartSteps);
       if (part == 0) MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
-      IssuePart<kN>(acc, frag, stage_desc, part);
+      IssueSteps<kN, kPartSteps>(acc, frag, stage_desc, part * kPartSteps);
       WgmmaWait<0>();
-#pragma unroll
-      for (int i = 0; i < 128; ++i) FenceRegister(acc[i]);
+      FenceAcc<kN>(acc);
     }
 #endif
     MbarArrive(sm.TokEmpty(ts));
