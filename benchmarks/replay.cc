@@ -94,6 +94,9 @@ struct Floors {
   // cudaGraphExecKernelNodeSetParams of that node, alternating between two input sets: the
   // driver's share of a pointer-rebind replay.
   double patch_gemm_node = 0;
+  // cudaStreamIsCapturing on the benchmark stream: the executor asks it on every call (a caller's
+  // capture makes the call run direct).
+  double stream_is_capturing = 0;
 };
 
 // The shared state of one run: stream, events, flusher, workloads and results. Owned by main.
@@ -207,6 +210,10 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                       return ToStatus(cudaGraphExecKernelNodeSetParams(gemm_exec.get(), node, next),
                                       "node patch");
                     }});
+  floors.push_back({&ctx->floors.stream_is_capturing, [&] {
+                      cudaStreamCaptureStatus status;
+                      return ToStatus(cudaStreamIsCapturing(s, &status), "stream capture status");
+                    }});
   // NOTES: the floors' rounds are interleaved (round r of every floor before round r + 1 of any),
   // so drift of the machine during the measurement affects them alike; measured one after the
   // other they came out in opposite orders on two machines (runs 10 and 11).
@@ -268,9 +275,11 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
                ctx.device.sm_count, ctx.device.l2_bytes >> 20);
   std::fprintf(out,
                "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
-               "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f\n",
+               "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
+               "cudaStreamIsCapturing %.2f\n",
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
-               ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node);
+               ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
+               ctx.floors.stream_is_capturing);
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "mode", "host us/call", "device us/call",
                "e2e us/call", "tiny host", "tiny e2e");
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
@@ -291,10 +300,11 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "{\n  \"date\": \"%s\",\n  \"commit\": \"%s\",\n  \"device\": \"%s (%d SMs, %d MB L2, "
       "driver %d)\",\n  \"command\": \"%s\",\n  \"floors_us\": {\"kernel_launch\": %.3f, "
       "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f, \"graph_launch_1_gemm_node\": "
-      "%.3f, \"patch_gemm_node\": %.3f},\n  \"modes\": [\n",
+      "%.3f, \"patch_gemm_node\": %.3f, \"stream_is_capturing\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
-      ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node);
+      ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
+      ctx.floors.stream_is_capturing);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;
