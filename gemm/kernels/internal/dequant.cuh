@@ -29,6 +29,12 @@ __device__ __forceinline__ uint32_t E2m1PairToHalf2ShiftedOneCopy(uint32_t w) {
   return (t | (t >> 3)) & 0x8E008E00u;
 }
 
+// {lo, hi} rounded to fp16 (one cvt.rn.f16x2.f32).
+__device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
+  const __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+
 __device__ __forceinline__ uint32_t HMul2(uint32_t a, uint32_t b) {
   uint32_t d;
   asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));

@@ -55,6 +55,16 @@ __device__ __forceinline__ uint32_t LdSharedU16(uint32_t addr) {
   return v;
 }
 
+// Four 8x8 b16 matrices from mma fragments (register i: matrix i, this thread's row lane / 4,
+// columns 2 (lane % 4), + 1), stored transposed: lane L gives the shared address of row L % 8 of
+// matrix L / 8 (16 bytes, 16-byte aligned), which receives column L % 8 of the fragment matrix.
+__device__ __forceinline__ void StMatrixX4Trans(uint32_t addr, uint32_t r0, uint32_t r1,
+                                                uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // ---- copies (async proxy) ----
 __device__ __forceinline__ void TmaLoad2D(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0,
                                           int c1, uint64_t cache_hint) {
