@@ -8,7 +8,9 @@
 // Workloads: the four GPU MODE benchmark shapes (15 distinct input sets each, L2 flushed before
 // every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
 // Per mode and workload: host µs per call (CPU time inside the API calls), device µs per call
-// (events, GPU work alone) and end-to-end µs per call (wall clock of the whole batch).
+// (events, GPU work alone) and end-to-end µs per call (wall clock of the whole batch), and the
+// 1-node graph launch floor measured again right before each batch ("graph floor (adjacent)"):
+// the GPU machine's host changes speed between processes and within one (run 35).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -82,6 +84,10 @@ struct Result {
   std::string workload;
   bool gpumode = true;
   Sample median;
+  // The 1-node empty-graph launch floor measured right before each of this result's batches
+  // (median): the host's speed changes between processes and within one (run 35), so a mode's
+  // overhead is read against the floor of the same moment.
+  double graph_floor_us = 0;
 };
 
 struct Floors {
@@ -109,7 +115,21 @@ struct Context {
   std::vector<Workload> workloads;
   std::vector<Result> results;
   Floors floors;
+  Graph floor_graph;  // the 1-node empty graph of the floors (declared before its exec)
+  GraphExec floor_exec;
 };
+
+// 100 back-to-back launches of the 1-node empty graph: host µs per launch (one clock pair).
+absl::StatusOr<double> GraphFloorNow(Context* ctx) {
+  cudaStream_t s = ctx->stream.get();
+  const double t0 = NowUs();
+  for (int i = 0; i < 100; ++i) {
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch");
+  }
+  const double t = (NowUs() - t0) / 100;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
+  return t;
+}
 
 void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   cudaStream_t s = ctx->stream.get();
@@ -118,11 +138,15 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   for (int i = 0; st.ok() && i < 3; ++i) {
     st = RunBatch(*mode, *w->sets, nullptr, 0, s, ctx->start.get(), ctx->stop.get(), &warm);
   }
-  std::vector<double> host, device, e2e;
+  std::vector<double> host, device, e2e, floor;
   for (auto _ : state) {
     Sample x;
-    if (st.ok())
+    absl::StatusOr<double> f = GraphFloorNow(ctx);
+    if (!f.ok()) st = f.status();
+    if (st.ok()) {
+      floor.push_back(*f);
       st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(), ctx->stop.get(), &x);
+    }
     if (!st.ok()) {
       state.SkipWithError(std::string(st.message()).c_str());
       break;
@@ -133,8 +157,10 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
     state.SetIterationTime(x.e2e_us * 1e-6);
   }
   if (!st.ok()) return;
-  Result r{mode->name(), w->name, w->gpumode, {Median(host), Median(device), Median(e2e)}};
+  Result r{mode->name(), w->name, w->gpumode, {Median(host), Median(device), Median(e2e)},
+           Median(floor)};
   state.counters["host_us"] = r.median.host_us;
+  state.counters["graph_floor_us"] = r.graph_floor_us;
   state.counters["device_us"] = r.median.device_us;
   state.counters["e2e_us"] = r.median.e2e_us;
   state.counters["TFLOPs"] = w->sets->flops_per_set() / (r.median.device_us * 1e-6) / 1e12;
@@ -227,6 +253,8 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
     }
   }
   for (Floor& f : floors) *f.out = Median(f.rounds);
+  ctx->floor_graph = std::move(graphs[0]);
+  ctx->floor_exec = std::move(execs[0]);
   return absl::OkStatus();
 }
 
@@ -237,6 +265,8 @@ struct ModeSummary {
   double e2e_us = 0;     // geomean over the GPU MODE shapes
   double tiny_host_us = 0;
   double tiny_e2e_us = 0;
+  double graph_floor_us = 0;       // geomean of the adjacent 1-node graph floors, every workload
+  double tiny_graph_floor_us = 0;  // the tiny problem's adjacent floor
 };
 
 std::vector<ModeSummary> Summarize(const Context& ctx) {
@@ -250,18 +280,21 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
     }
   }
   for (ModeSummary& m : out) {
-    std::vector<double> host, device, e2e;
+    std::vector<double> host, device, e2e, floor;
     for (const Result& r : ctx.results) {
       if (r.mode != m.mode) continue;
       host.push_back(r.median.host_us);
+      floor.push_back(r.graph_floor_us);
       if (r.gpumode) {
         device.push_back(r.median.device_us);
         e2e.push_back(r.median.e2e_us);
       } else {
         m.tiny_host_us = r.median.host_us;
         m.tiny_e2e_us = r.median.e2e_us;
+        m.tiny_graph_floor_us = r.graph_floor_us;
       }
     }
+    m.graph_floor_us = Geomean(floor);
     m.host_us = Geomean(host);
     m.device_us = Geomean(device);
     m.e2e_us = Geomean(e2e);
@@ -280,13 +313,14 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
                ctx.floors.stream_is_capturing);
-  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "mode", "host us/call", "device us/call",
-               "e2e us/call", "tiny host", "tiny e2e");
-  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
-               "(GPU MODE gm)", "us/call", "us/call");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
+               "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
+               "(GPU MODE gm)", "us/call", "us/call", "(adjacent)");
   for (const ModeSummary& m : modes) {
-    std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f\n", m.mode.c_str(), m.host_us,
-                 m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us);
+    std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f %12.2f\n", m.mode.c_str(),
+                 m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us,
+                 m.graph_floor_us);
   }
 }
 
@@ -311,15 +345,17 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
     for (const Result& r : ctx.results) {
       if (r.mode != m.mode) continue;
       per.push_back(absl::StrFormat(
-          "{\"workload\": \"%s\", \"host_us\": %.3f, \"device_us\": %.3f, \"e2e_us\": %.3f}",
-          r.workload, r.median.host_us, r.median.device_us, r.median.e2e_us));
+          "{\"workload\": \"%s\", \"host_us\": %.3f, \"device_us\": %.3f, \"e2e_us\": %.3f, "
+          "\"graph_floor_us\": %.3f}",
+          r.workload, r.median.host_us, r.median.device_us, r.median.e2e_us, r.graph_floor_us));
     }
     rows.push_back(absl::StrFormat(
         "    {\"mode\": \"%s\", \"host_us_per_call\": %.3f, \"device_us_per_call\": %.3f, "
         "\"e2e_geomean_us\": %.3f, \"tiny_host_us_per_call\": %.3f, \"tiny_e2e_us_per_call\": "
-        "%.3f,\n     \"workloads\": [%s]}",
+        "%.3f, \"graph_floor_us\": %.3f, \"tiny_graph_floor_us\": %.3f,\n     \"workloads\": "
+        "[%s]}",
         m.mode, m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us,
-        absl::StrJoin(per, ", ")));
+        m.graph_floor_us, m.tiny_graph_floor_us, absl::StrJoin(per, ", ")));
   }
   j += absl::StrJoin(rows, ",\n") + "\n  ]\n}\n";
   std::ofstream f(path);
