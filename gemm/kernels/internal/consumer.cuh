@@ -1,0 +1,247 @@
+// The sm90 kernel's consumer warpgroups' main loop: weight rows from the raw stage dequantized into
+// register fragments (wgmma A), token tiles from the fp16 stage (wgmma B), fp32 accumulators.
+//
+// Example (inside the kernel, consumer warpgroup cw, thread ct):
+//   float acc[128];
+//   ConsumerTile<kSrc>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);  // then EpilogueTile
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/dequant.cuh"
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/smem_layout.cuh"
+#include "gemm/kernels/internal/switches.cuh"
+#include "gemm/kernels/internal/tile_scheduler.cuh"
+#include "gemm/kernels/internal/wgmma_rs.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+inline constexpr int kConsumerThreads = 256;  // warpgroups 1-2
+
+// A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
+// fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
+// have nw <= 128, i.e. <= 64 accumulators per strip).
+inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
+inline constexpr int kPartSteps = 8 / kParts;
+template <int kSteps>
+using FragOf = uint32_t[TileShape::kStrips][kSteps][4];
+using Frag = FragOf<kPartSteps>;
+
+
+// NOTES: `stage_desc` is the descriptor of the token stage's base; step s's operand starts
+// (s / 4) atoms + (s % 4) x 32 bytes further, a compile-time constant added to the descriptor's
+// start-address field (address >> 4 in bits 0-13: shared addresses < 2^18 never carry out). Run 26
+// (ncu): building each descriptor from the address took ~20% of the consumers' instructions.
+template <int N, int kSteps>
+__device__ __forceinline__ void MmaSteps(float* acc, const FragOf<kSteps>& frag,
+                                         uint64_t stage_desc, int first) {
+#pragma unroll
+  for (int ls = 0; ls < kSteps; ++ls) {
+    const int s = first + ls;
+    const int offset = (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32;  // bytes, unrolled
+    const uint64_t desc = stage_desc + static_cast<uint64_t>(offset >> 4);
+#pragma unroll
+    for (int j = 0; j < TileShape::kStrips; ++j) WgmmaRS<N>(acc + 64 * j, frag[j][ls], desc);
+  }
+}
+
+// Weight fragments of steps [first, first + kSteps): a = packed rows (r0, r0 + 8) per strip,
+// sl = broadcast scales.
+template <int kSteps>
+__device__ __forceinline__ void BuildSteps(FragOf<kSteps>& frag,
+                                           const uint32_t (&a)[TileShape::kStrips][2][4],
+                                           const uint32_t (&sl)[TileShape::kStrips][2][2],
+                                           int first) {
+#pragma unroll
+  for (int j = 0; j < TileShape::kStrips; ++j) {
+#pragma unroll
+    for (int ls = 0; ls < kSteps; ++ls) {
+      const int st = first + ls;
+      const int q = st >> 1;
+      uint32_t x0, x1, x2, x3;
+      if (ENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT) {
+        frag[j][ls][0] = a[j][0][q];
+        frag[j][ls][1] = a[j][1][q];
+        frag[j][ls][2] = a[j][0][q] ^ 1u;
+        frag[j][ls][3] = a[j][1][q] ^ 1u;
+        continue;
+      }
+      if (st & 1) {
+        x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]);
+        x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]);
+        x3 = E2m1PairToHalf2Shifted<3>(a[j][1][q]);
+      } else {
+        x0 = E2m1PairToHalf2Shifted<0>(a[j][0][q]);
+        x1 = E2m1PairToHalf2Shifted<0>(a[j][1][q]);
+        x2 = E2m1PairToHalf2Shifted<1>(a[j][0][q]);
+        x3 = E2m1PairToHalf2Shifted<1>(a[j][1][q]);
+      }
+#if ENCORE_SM90_WEIGHTS_NORMAL_FP16
+      x0 = HMul2(x0, kHalf2Two14);
+      x1 = HMul2(x1, kHalf2Two14);
+      x2 = HMul2(x2, kHalf2Two14);
+      x3 = HMul2(x3, kHalf2Two14);
+#endif
+      frag[j][ls][0] = HMul2(x0, sl[j][0][st >> 2]);
+      frag[j][ls][1] = HMul2(x1, sl[j][1][st >> 2]);
+      frag[j][ls][2] = HMul2(x2, sl[j][0][st >> 2]);
+      frag[j][ls][3] = HMul2(x3, sl[j][1][st >> 2]);
+    }
+  }
+}
+
+// One k-block's weight rows and scales: raw stage s -> registers (a = packed rows r0, r0 + 8 per
+// strip; sl = broadcast scales, zeroed for the upper 64 k of a half block), then the stage is
+// released.
+template <TokenSource kSrc>
+__device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, uint32_t phase,
+                                            int rbase, int c,
+                                            const int (&sfo)[TileShape::kStrips][2], bool zero_hi,
+                                            uint32_t (&a)[TileShape::kStrips][2][4],
+                                            uint32_t (&sl)[TileShape::kStrips][2][2]) {
+  constexpr int S = TileShape::kStrips;
+  MbarWait(sm.RawFull(s), phase);
+  const uint32_t rw = sm.RawWeights(s), sf = sm.SfWeights(s);
+  uint32_t sc[S][2];
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint4 w = LdShared128(rw + (rbase + 64 * j + 8 * h) * 64 + c * 16);
+      a[j][h][0] = w.x;
+      a[j][h][1] = w.y;
+      a[j][h][2] = w.z;
+      a[j][h][3] = w.w;
+      sc[j][h] = LdSharedU16(sf + sfo[j][h]);
+    }
+  }
+  MbarArrive(sm.RawEmpty(s));
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      uint32_t hh = E4m3x2ToHalf2(zero_hi ? 0u : sc[j][h]);
+#if !ENCORE_SM90_WEIGHTS_NORMAL_FP16
+      hh = HMul2(hh, kHalf2Two7);
+#endif
+      sl[j][h][0] = BroadcastLo(hh);
+      sl[j][h][1] = BroadcastHi(hh);
+    }
+  }
+}
+
+// Accumulators a width-kN wgmma writes per thread (strip j at acc[64 j..]).
+template <int kN>
+inline constexpr int kAccUsed = 64 * (TileShape::kStrips - 1) + kN / 2;
+
+template <int kN>
+__device__ __forceinline__ void FenceAcc(float (&acc)[128]) {
+#pragma unroll
+  for (int i = 0; i < kAccUsed<kN>; ++i) FenceRegister(acc[i]);
+}
+
+// Steps [first, first + kSteps) as one commit group.
+template <int kN, int kSteps>
+__device__ __forceinline__ void IssueSteps(float (&acc)[128], const FragOf<kSteps>& frag,
+                                           uint64_t stage_desc, int first) {
+  FenceAcc<kN>(acc);
+  WgmmaFence();
+  MmaSteps<kN, kSteps>(acc, frag, stage_desc, first);
+  WgmmaCommit();
+}
+
+// The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
+template <int kN, TokenSource kSrc>
+__device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
+                                             uint32_t& it, int kb0, int kb1, int rbase, int c,
+                                             const int (&sfo)[TileShape::kStrips][2],
+                                             float (&acc)[128]) {
+  using T = TileShape;
+  using P = Pipeline<kSrc>;
+  constexpr int S = T::kStrips;
+  const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
+  // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
+  const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
+  uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
+  uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
+    const int ts = it % P::kTokStages;
+    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
+    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
+                kb == half_kb && c >= 2, a, sl);
+#if ENCORE_SM90_CONSUMER_PIPE
+    // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
+    // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed. (Run 34: a third
+    // buffer, built with two parts in flight, was 1-3% slower.)
+    Frag frag[2];
+    BuildSteps<kPartSteps>(frag[0], a, sl, 0);
+    MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      IssueSteps<kN, kPartSteps>(acc, frag[part & 1], stage_desc, part * kPartSteps);
+      if (part + 1 < kParts) {
+        WgmmaWait<1>();
+        BuildSteps<kPartSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kPartSteps);
+      }
+    }
+    WgmmaWait<0>();
+    FenceAcc<kN>(acc);
+#else
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      Frag frag;
+      BuildSteps<kPartSteps>(frag, a, sl, part * kPartSteps);
+      if (part == 0) MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
+      IssueSteps<kN, kPartSteps>(acc, frag, stage_desc, part * kPartSteps);
+      WgmmaWait<0>();
+      FenceAcc<kN>(acc);
+    }
+#endif
+    MbarArrive(sm.TokEmpty(ts));
+  }
+}
+
+// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
+// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+template <TokenSource kSrc>
+__device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
+                                             const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
+                                             int kb1, int cw, int ct, float (&acc)[128]) {
+  using T = TileShape;
+  constexpr int S = T::kStrips;
+  const int lane = ct & 31;
+  const int g = lane >> 2, c = lane & 3;
+  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
+#pragma unroll
+  for (int j = 0; j < S; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = rbase + 64 * j + 8 * h;
+      sfo[j][h] =
+          (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + 2 * (c & 1);
+    }
+  }
+  switch (tc.nw >> 4) {
+#define ENCORE_CASE(i)                                                \
+  case i:                                                             \
+    if constexpr (16 * i <= T::kMaxBlockM) {                          \
+      ConsumerLoop<16 * i, kSrc>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+    }                                                                 \
+    break;
+    ENCORE_CASE(1)
+    ENCORE_CASE(2)
+    ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6) ENCORE_CASE(7) ENCORE_CASE(8)
+        ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12) ENCORE_CASE(13)
+            ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+#undef ENCORE_CASE
+                default : break;
+  }
+}
+
+}  // namespace encore::gemm::sm90

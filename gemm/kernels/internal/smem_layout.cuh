@@ -1,0 +1,54 @@
+// The sm90 kernel's shared-memory layout and its addresses (mbarriers, stages, epilogue staging).
+//
+// Example (inside the kernel):
+//   const SmemLayout<kSrc> sm(base);             // base: 1024-byte aligned dynamic smem
+//   MbarWait(sm.RawFull(stage), phase);          // 32-bit shared-window addresses
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+// Shared memory, from the 1024-byte aligned base: raw stages | fp16 token stages | epilogue
+// staging | barriers. Everything the async proxy, the mbarriers and the consumers' loads touch is
+// addressed in the shared window (32-bit: one base register plus compile-time offsets); plain
+// generic pointers remain for the in-kernel token dequant and the epilogue staging.
+template <TokenSource kSrc>
+struct SmemLayout {
+  using P = Pipeline<kSrc>;
+  using T = TileShape;
+  static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
+  static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
+  static constexpr uint32_t kRawFull = kEpi + T::kEpilogueBytes;  // inputs_arrived
+  static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
+  static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
+  static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
+  // stream-K: the arrival count seen by consumer thread 0, for all consumers
+  static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * P::kTokStages;
+  static_assert(kSkArrivals + 4 - kRawFull <= T::kBarrierBytes, "barrier area too small");
+
+  uint8_t* base;  // generic
+  uint32_t s;     // shared window
+
+  __device__ explicit SmemLayout(uint8_t* b) : base(b), s(SmemAddr(b)) {}
+  __device__ uint32_t RawFull(int i) const { return s + kRawFull + 8 * i; }
+  __device__ uint32_t RawEmpty(int i) const { return s + kRawEmpty + 8 * i; }
+  __device__ uint32_t TokFull(int i) const { return s + kTokFull + 8 * i; }
+  __device__ uint32_t TokEmpty(int i) const { return s + kTokEmpty + 8 * i; }
+  // Stage i: [weights | weight scales | (in kernel) tokens | token scales].
+  __device__ uint32_t RawWeights(int i) const { return s + i * P::kRawStageBytes; }
+  __device__ uint32_t SfWeights(int i) const { return RawWeights(i) + T::kRawWeightBytes; }
+  __device__ uint32_t RawTokens(int i) const { return SfWeights(i) + T::kSfWeightBytes; }
+  __device__ uint32_t SfTokens(int i) const { return RawTokens(i) + T::kRawTokenBytes; }
+  // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
+  __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
+  __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
+  __device__ uint16_t* Epi() const { return reinterpret_cast<uint16_t*>(base + kEpi); }
+  __device__ uint32_t EpiAddr() const { return s + kEpi; }
+  __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }
+};
+
+}  // namespace encore::gemm::sm90
