@@ -1,6 +1,6 @@
 // GPU tests of GraphExecutor + GemmBatch with the CUDA backend, parameterized over the runners
-// of GpuRunners() (gpu_util.h): today the fake kernel, later also the real NVFP4 kernel. Every
-// test starts with ENCORE_SKIP_WITHOUT_GPU(). Results are compared bit for bit with direct
+// of GpuRunners() (gpu_util.h): the fake kernel and the real NVFP4 kernels (with the token pre-pass
+// where the runner chooses it, and always). Every test starts with ENCORE_SKIP_WITHOUT_GPU(). Results are compared bit for bit with direct
 // launches of the same runner (and, for the fake, with its host formula).
 #include <atomic>
 #include <memory>
@@ -21,20 +21,10 @@ using gemm::KernelKind;
 using testing::DeviceProblem;
 using testing::Dims;
 using testing::DirectReference;
-using testing::GpuRunner;
 using Outputs = std::vector<std::vector<uint16_t>>;
 
-class ExecutorGpuTest : public ::testing::TestWithParam<GpuRunner> {
+class ExecutorGpuTest : public testing::GpuRunnerTest {
  protected:
-  void SetUp() override {
-    ENCORE_SKIP_WITHOUT_GPU();
-    auto r = GetParam().make();
-    ASSERT_TRUE(r.ok()) << r.status();
-    runner_ = *std::move(r);
-    auto s = Stream::Create();
-    ASSERT_TRUE(s.ok()) << s.status();
-    stream_ = *std::move(s);
-  }
   void Make(ExecutorOptions o = {}) {
     auto e = GraphExecutor::Create(runner_.get(), o);
     ASSERT_TRUE(e.ok()) << e.status();
@@ -47,8 +37,6 @@ class ExecutorGpuTest : public ::testing::TestWithParam<GpuRunner> {
     return p.DownloadC(stream_.get());
   }
 
-  std::unique_ptr<gemm::Nvfp4GroupedGemm> runner_;
-  Stream stream_;
   std::unique_ptr<GraphExecutor> exec_;
 };
 

@@ -1,10 +1,11 @@
 // GPU-side helpers of the graph cache tests: device problems with host mirrors, and the list of
 // runners the GPU tests are parameterized over.
 //
-// Runners: every GPU test runs against each entry of GpuRunners(). Today that is the fake runner
-// (FakeGemm in GPU mode: a trivial kernel whose outputs depend on every pointer and size). When
-// the real kernels land, build with --copt=-DENCORE_GRAPH_CACHE_TEST_REAL_GEMM and add the real
-// gemm target to the tests' deps: the same tests then also run on gemm::Nvfp4GroupedGemm::Create().
+// Runners: every GPU test runs against each entry of GpuRunners(): the fake runner (FakeGemm in
+// GPU mode: a trivial kernel whose outputs depend on every pointer and size) and, with
+// ENCORE_GRAPH_CACHE_TEST_REAL_GEMM (set by this library's BUILD target), the real sm90 runner
+// twice: as created by default and with the token pre-pass forced (two kernel nodes per call).
+// GpuRunnerTest is the fixture base: the parameter's runner and a stream.
 // Tests compare graph results with DIRECT launches of the same runner (bit for bit), which holds
 // for any deterministic runner; the fake additionally checks against its host formula.
 //
@@ -35,6 +36,8 @@
 #include "tests/graph_cache/fake_gemm.h"
 #include "tests/graph_cache/fake_params.h"
 #include "tests/graph_cache/host_problem.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
 
 #if defined(ENCORE_GRAPH_CACHE_TEST_REAL_GEMM)
 #include "gemm/grouped_gemm.h"
@@ -223,6 +226,25 @@ inline absl::StatusOr<std::vector<std::vector<uint16_t>>> DirectReference(
   ENCORE_RETURN_IF_ERROR(runner.Run(p.args(), stream, kind));
   return p.DownloadC(stream);
 }
+
+// The common part of the GPU fixtures: the parameter's runner and a stream (skips without a GPU).
+// A derived SetUp calls GpuRunnerTest::SetUp() first and returns if it skipped or failed.
+class GpuRunnerTest : public ::testing::TestWithParam<GpuRunner> {
+ protected:
+  void SetUp() override {
+    ENCORE_SKIP_WITHOUT_GPU();
+    auto r = GetParam().make();
+    ASSERT_TRUE(r.ok()) << r.status();
+    runner_ = *std::move(r);
+    auto s = Stream::Create();
+    ASSERT_TRUE(s.ok()) << s.status();
+    stream_ = *std::move(s);
+  }
+  bool SetUpStopped() const { return IsSkipped() || HasFatalFailure(); }
+
+  std::unique_ptr<gemm::Nvfp4GroupedGemm> runner_;
+  Stream stream_;
+};
 
 }  // namespace encore::graph_cache::testing
 

@@ -15,19 +15,13 @@ namespace {
 using testing::DeviceProblem;
 using testing::Dims;
 using testing::DirectReference;
-using testing::GpuRunner;
 using Outputs = std::vector<std::vector<uint16_t>>;
 
-class SequenceGpuTest : public ::testing::TestWithParam<GpuRunner> {
+class SequenceGpuTest : public testing::GpuRunnerTest {
  protected:
   void SetUp() override {
-    ENCORE_SKIP_WITHOUT_GPU();
-    auto r = GetParam().make();
-    ASSERT_TRUE(r.ok()) << r.status();
-    runner_ = *std::move(r);
-    auto s = Stream::Create();
-    ASSERT_TRUE(s.ok()) << s.status();
-    stream_ = *std::move(s);
+    GpuRunnerTest::SetUp();
+    if (SetUpStopped()) return;
     auto e = GraphExecutor::Create(runner_.get());
     ASSERT_TRUE(e.ok()) << e.status();
     exec_ = *std::move(e);
@@ -56,8 +50,6 @@ class SequenceGpuTest : public ::testing::TestWithParam<GpuRunner> {
     }
   }
 
-  std::unique_ptr<gemm::Nvfp4GroupedGemm> runner_;
-  Stream stream_;
   std::unique_ptr<GraphExecutor> exec_;
   std::vector<DeviceProblem> ps_;
   std::vector<Outputs> refs_;
