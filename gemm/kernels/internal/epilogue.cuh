@@ -69,4 +69,79 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   }
 }
 
+// ---- Epilogue offload (Pipeline::kEpiOffload): the consumers stage, warps 2-3 copy out. ----
+// NOTES: both sides walk the same chunks (strip sj, 32 tokens ch, skipped past tc.nw) in the same
+// order and count them in `ec` (buffer ec & 1, phase (ec >> 1) & 1). Release / acquire: the
+// stmatrix stores, then the 128 consumer arrivals on EpiFull; the store warp waits, loads, then
+// arrives on EpiEmpty, which the consumers wait for before restaging that buffer.
+
+// Consumer warpgroup cw (thread ct): stage every chunk of the tile.
+template <TokenSource kSrc>
+__device__ __forceinline__ void EpilogueStageTile(const TileCoord& tc, const SmemLayout<kSrc>& sm,
+                                                  int cw, int ct, const float (&acc)[128],
+                                                  uint32_t& ec) {
+  using T = TileShape;
+  constexpr float kOut = ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f;  // pre-pass tokens
+  constexpr int P = T::kEpiloguePitch;
+  const int lane = ct & 31;
+#pragma unroll
+  for (int sj = 0; sj < T::kStrips; ++sj) {
+#pragma unroll
+    for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
+      if (ch * T::kEpilogueRows < tc.nw) {
+        const int b = static_cast<int>(ec & 1);
+        MbarWait(sm.EpiEmpty(cw, b), ((ec >> 1) & 1) ^ 1);
+        const uint32_t stage_s = sm.EpiAddr() + 2 * (2 * b + cw) * T::kEpilogueRows * P;
+#pragma unroll
+        for (int jp = 0; jp < T::kEpilogueRows / 16; ++jp) {
+          const int j = ch * (T::kEpilogueRows / 8) + 2 * jp;
+          const float* ac = acc + 64 * sj + 4 * j;
+          const int mat = lane >> 3, t = lane & 7;
+          const uint32_t addr =
+              stage_s + 2 * ((8 * (2 * jp + (mat >> 1)) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
+          StMatrixX4Trans(addr, PackHalf2(ac[0] * kOut, ac[1] * kOut),
+                          PackHalf2(ac[2] * kOut, ac[3] * kOut),
+                          PackHalf2(ac[4] * kOut, ac[5] * kOut),
+                          PackHalf2(ac[6] * kOut, ac[7] * kOut));
+        }
+        MbarArrive(sm.EpiFull(cw, b));
+        ++ec;
+      }
+    }
+  }
+}
+
+// Store warp of warpgroup cw (lane): copy every staged chunk of the tile to C.
+template <TokenSource kSrc>
+__device__ __forceinline__ void EpilogueStoreTile(const GroupInfo& gi, const TileCoord& tc,
+                                                  const SmemLayout<kSrc>& sm, int cw, int lane,
+                                                  uint32_t& ec) {
+  using T = TileShape;
+  constexpr int P = T::kEpiloguePitch;
+#pragma unroll 1
+  for (int sj = 0; sj < T::kStrips; ++sj) {
+    const int col0 = tc.n0 + (cw * T::kStrips + sj) * 64;
+#pragma unroll 1
+    for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
+      if (ch * T::kEpilogueRows < tc.nw) {
+        const int b = static_cast<int>(ec & 1);
+        MbarWait(sm.EpiFull(cw, b), (ec >> 1) & 1);
+        const uint16_t* stage = sm.Epi() + (2 * b + cw) * T::kEpilogueRows * P;
+#pragma unroll
+        for (int idx = lane; idx < T::kEpilogueRows * 8; idx += 32) {
+          const int row = idx >> 3, col8 = idx & 7;
+          const int m = ch * T::kEpilogueRows + row;
+          const int n = col0 + col8 * 8;
+          if (m < tc.rows && n < gi.n) {
+            *reinterpret_cast<uint4*>(gi.c + static_cast<size_t>(tc.m0 + m) * gi.n + n) =
+                *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
+          }
+        }
+        MbarArrive(sm.EpiEmpty(cw, b));
+        ++ec;
+      }
+    }
+  }
+}
+
 }  // namespace encore::gemm::sm90
