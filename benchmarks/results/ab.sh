@@ -1,0 +1,26 @@
+#!/bin/bash
+# A/B run of kernel builds in one lease (the bundle of tools/ab_bundle.sh): every kernel test
+# binary, then ROUNDS rounds of the kernel benchmark, the builds alternated within each round.
+# Usage (device, repo root): [FILTER=...] [ROUNDS=2] bash benchmarks/results/ab.sh BUNDLE
+# Logs under $OUT/logs, packed into $OUT/all_logs.tgz after each phase.
+B=$(cd "$1" && pwd)
+export LD_LIBRARY_PATH=$B
+L=${OUT:-/tmp/out}/logs
+mkdir -p "$L"
+pack() { tar czf "${OUT:-/tmp/out}/all_logs.tgz" -C "$L" .; }
+{ date -u; nvidia-smi -L; } > "$L/env.txt" 2>&1
+for t in "$B"/tests/*; do
+  n=$(basename "$t"); timeout 200 "$t" > "$L/t_$n.txt" 2>&1; echo "rc=$?" >> "$L/t_$n.txt"
+  echo "$n: $(grep -E '^\[  (PASSED|FAILED)' "$L/t_$n.txt" | tr '\n' ' ') $(tail -1 "$L/t_$n.txt")"
+done | tee "$L/tests_summary.txt"
+pack
+F=${FILTER:-'gpumode/s./auto/it|fewtiles/.*/auto'}
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for b in "$B"/b_*; do
+    v=${b##*/b_}
+    timeout 150 "$b" --benchmark_filter="$F" --benchmark_out="$L/bench_${v}_$round.json" \
+      --benchmark_out_format=json > "$L/bench_${v}_$round.txt" 2>&1
+    echo "== $v round $round"; grep median "$L/bench_${v}_$round.txt" | awk '{print $1, $2, $3}'
+  done
+  pack
+done
