@@ -74,6 +74,8 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
 // order and count them in `ec` (buffer ec & 1, phase (ec >> 1) & 1). Release / acquire: the
 // stmatrix stores, then the 128 consumer arrivals on EpiFull; the store warp waits, loads, then
 // arrives on EpiEmpty, which the consumers wait for before restaging that buffer.
+// The staging and copy loops below repeat EpilogueTile's: shared helpers changed the default
+// kernels' code (cubin), which was measured as it is; merge them once the experiment is decided.
 
 // Consumer warpgroup cw (thread ct): stage every chunk of the tile.
 template <TokenSource kSrc>
