@@ -100,6 +100,10 @@ struct Floors {
   // cudaGraphExecKernelNodeSetParams of that node, alternating between two input sets: the
   // driver's share of a pointer-rebind replay.
   double patch_gemm_node = 0;
+  // A patch of that node, then a launch of its graph, per iteration: the rebind path's driver work.
+  // Against patch_gemm_node + graph_launch_1_gemm it shows what patching an exec that is still
+  // queued or running costs beyond patching an idle one.
+  double patch_and_launch_gemm_node = 0;
   // cudaStreamIsCapturing on the benchmark stream: the executor asks it on every call (a caller's
   // capture makes the call run direct).
   double stream_is_capturing = 0;
@@ -236,6 +240,13 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                       return ToStatus(cudaGraphExecKernelNodeSetParams(gemm_exec.get(), node, next),
                                       "node patch");
                     }});
+  floors.push_back({&ctx->floors.patch_and_launch_gemm_node, [&] {
+                      const cudaKernelNodeParams* next = (flip ^= 1) ? &q : &p;
+                      ENCORE_RETURN_IF_CUDA_ERROR(
+                          cudaGraphExecKernelNodeSetParams(gemm_exec.get(), node, next),
+                          "node patch");
+                      return ToStatus(cudaGraphLaunch(gemm_exec.get(), s), "GEMM graph launch");
+                    }});
   floors.push_back({&ctx->floors.stream_is_capturing, [&] {
                       cudaStreamCaptureStatus status;
                       return ToStatus(cudaStreamIsCapturing(s, &status), "stream capture status");
@@ -309,10 +320,10 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
   std::fprintf(out,
                "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
                "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
-               "cudaStreamIsCapturing %.2f\n",
+               "patch + launch %.2f | cudaStreamIsCapturing %.2f\n",
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
-               ctx.floors.stream_is_capturing);
+               ctx.floors.patch_and_launch_gemm_node, ctx.floors.stream_is_capturing);
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
                "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
@@ -334,11 +345,12 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "{\n  \"date\": \"%s\",\n  \"commit\": \"%s\",\n  \"device\": \"%s (%d SMs, %d MB L2, "
       "driver %d)\",\n  \"command\": \"%s\",\n  \"floors_us\": {\"kernel_launch\": %.3f, "
       "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f, \"graph_launch_1_gemm_node\": "
-      "%.3f, \"patch_gemm_node\": %.3f, \"stream_is_capturing\": %.3f},\n  \"modes\": [\n",
+      "%.3f, \"patch_gemm_node\": %.3f, \"patch_and_launch_gemm_node\": %.3f, "
+      "\"stream_is_capturing\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
       ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
-      ctx.floors.stream_is_capturing);
+      ctx.floors.patch_and_launch_gemm_node, ctx.floors.stream_is_capturing);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;
