@@ -1,5 +1,7 @@
 // Compile-time switches of the sm90 NVFP4 kernels (each build of gemm/BUILD's SM90_VARIANTS and
 // SM90_EXPERIMENTS sets some with -D; the runner of an experiment build gets the same flags).
+// The two that change shared-memory sizes the runner must know, ENCORE_SM90_WIDE_N and
+// ENCORE_SM90_EPI_OFFLOAD, live in sm90_nvfp4_grouped_gemm_params.h.
 //
 // Example:
 //   nvcc ... -DENCORE_SM90_CONSUMER_PIPE=0   # the consumer without its fragment pipeline
