@@ -123,16 +123,21 @@ struct Context {
   GraphExec floor_exec;
 };
 
-// 100 back-to-back launches of the 1-node empty graph: host µs per launch (one clock pair).
+// Host µs per operation: one clock pair around 100 back-to-back calls of `op`, then a sync of `s`.
+absl::StatusOr<double> HostUsPerOp(const std::function<absl::Status()>& op, cudaStream_t s) {
+  const double t0 = NowUs();
+  for (int i = 0; i < 100; ++i) ENCORE_RETURN_IF_ERROR(op());
+  const double t = NowUs() - t0;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
+  return t / 100;
+}
+
+// The 1-node empty-graph launch floor now (the graph_launch_1 floor's operation).
 absl::StatusOr<double> GraphFloorNow(Context* ctx) {
   cudaStream_t s = ctx->stream.get();
-  const double t0 = NowUs();
-  for (int i = 0; i < 100; ++i) {
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch");
-  }
-  const double t = (NowUs() - t0) / 100;
-  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
-  return t;
+  return HostUsPerOp(
+      [&] { return ToStatus(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch"); },
+      s);
 }
 
 void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
@@ -142,13 +147,13 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   for (int i = 0; st.ok() && i < 3; ++i) {
     st = RunBatch(*mode, *w->sets, nullptr, 0, s, ctx->start.get(), ctx->stop.get(), &warm);
   }
-  std::vector<double> host, device, e2e, floor;
+  std::vector<double> host, device, e2e, adjacent_floor;
   for (auto _ : state) {
     Sample x;
     absl::StatusOr<double> f = GraphFloorNow(ctx);
     if (!f.ok()) st = f.status();
     if (st.ok()) {
-      floor.push_back(*f);
+      adjacent_floor.push_back(*f);
       st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(), ctx->stop.get(), &x);
     }
     if (!st.ok()) {
@@ -162,7 +167,7 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   }
   if (!st.ok()) return;
   Result r{mode->name(), w->name, w->gpumode, {Median(host), Median(device), Median(e2e)},
-           Median(floor)};
+           Median(adjacent_floor)};
   state.counters["host_us"] = r.median.host_us;
   state.counters["graph_floor_us"] = r.graph_floor_us;
   state.counters["device_us"] = r.median.device_us;
@@ -256,11 +261,8 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   // other they came out in opposite orders on two machines (runs 10 and 11).
   for (int round = 0; round < 30; ++round) {
     for (Floor& f : floors) {
-      const double t0 = NowUs();  // one clock pair around 100 back-to-back operations
-      for (int i = 0; i < 100; ++i) ENCORE_RETURN_IF_ERROR(f.op());
-      const double t = NowUs() - t0;
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(s), "floor sync");
-      if (round >= 3) f.rounds.push_back(t / 100);
+      ENCORE_ASSIGN_OR_RETURN(const double t, HostUsPerOp(f.op, s));
+      if (round >= 3) f.rounds.push_back(t);
     }
   }
   for (Floor& f : floors) *f.out = Median(f.rounds);
@@ -291,11 +293,11 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
     }
   }
   for (ModeSummary& m : out) {
-    std::vector<double> host, device, e2e, floor;
+    std::vector<double> host, device, e2e, adjacent_floor;
     for (const Result& r : ctx.results) {
       if (r.mode != m.mode) continue;
       host.push_back(r.median.host_us);
-      floor.push_back(r.graph_floor_us);
+      adjacent_floor.push_back(r.graph_floor_us);
       if (r.gpumode) {
         device.push_back(r.median.device_us);
         e2e.push_back(r.median.e2e_us);
@@ -305,7 +307,7 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
         m.tiny_graph_floor_us = r.graph_floor_us;
       }
     }
-    m.graph_floor_us = Geomean(floor);
+    m.graph_floor_us = Geomean(adjacent_floor);
     m.host_us = Geomean(host);
     m.device_us = Geomean(device);
     m.e2e_us = Geomean(e2e);
