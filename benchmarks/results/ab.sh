@@ -8,12 +8,8 @@ export LD_LIBRARY_PATH=$B
 L=${OUT:-/tmp/out}/logs
 mkdir -p "$L"
 pack() { tar czf "${OUT:-/tmp/out}/all_logs.tgz" -C "$L" .; }
-{ date -u; nvidia-smi -L; } > "$L/env.txt" 2>&1
-for t in "$B"/tests/*; do
-  n=$(basename "$t"); timeout 200 "$t" > "$L/t_$n.txt" 2>&1; echo "rc=$?" >> "$L/t_$n.txt"
-  echo "$n: $(grep -E '^\[  (PASSED|FAILED)' "$L/t_$n.txt" | tr '\n' ' ') $(tail -1 "$L/t_$n.txt")"
-done | tee "$L/tests_summary.txt"
-pack
+# The tests (and env.txt) as run23.sh's test phase runs them, without sanitizers.
+SANITIZERS= bash "$(dirname "$0")/run23.sh" "$1" tests
 F=${FILTER:-'gpumode/s./auto/it|fewtiles/.*/auto'}
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for b in "$B"/b_*; do
