@@ -23,7 +23,9 @@ inline constexpr int kConsumerThreads = 256;  // warpgroups 1-2
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
-inline constexpr int kParts = ENCORE_SM90_CONSUMER_PIPE ? 4 : TileShape::kStrips;
+inline constexpr int kParts =
+    ENCORE_SM90_CONSUMER_PIPE ? ENCORE_SM90_PIPE_PARTS : TileShape::kStrips;
+static_assert(8 % kParts == 0, "parts must divide the 8 steps of a stage");
 inline constexpr int kPartSteps = 8 / kParts;
 template <int kSteps>
 using FragOf = uint32_t[TileShape::kStrips][kSteps][4];

@@ -31,6 +31,11 @@
 // serialized the persistent kernels' wgmmas with it (C7512); removed.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
+#ifndef ENCORE_SM90_PIPE_PARTS
+// Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
+// default 4 (parts of 2 steps) since run 25.
+#define ENCORE_SM90_PIPE_PARTS 4
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
