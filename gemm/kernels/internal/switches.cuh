@@ -31,6 +31,14 @@
 // serialized the persistent kernels' wgmmas with it (C7512); removed.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
+#ifndef ENCORE_SM90_CONSUMER_STREAM
+// 1: the consumer pipe's parts run as one stream across a tile's k-blocks (wait_group 1 only; a
+//    token stage is released after the next stage's first part, the next k-block's weights are
+//    loaded while the last part runs); 0 (default): every k-block ends with wait_group 0 (the
+//    drain). Run 38's ceiling (benchmarks/micro/wgmma_rs_ceiling.cu): the drain costs 10% of the
+//    tensor pipe at width 128 with nothing else in the CTA.
+#define ENCORE_SM90_CONSUMER_STREAM 0
+#endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
 // default 4 (parts of 2 steps) since run 25.
