@@ -104,6 +104,10 @@ struct Floors {
   // Against patch_gemm_node + graph_launch_1_gemm it shows what patching an exec that is still
   // queued or running costs beyond patching an idle one.
   double patch_and_launch_gemm_node = 0;
+  // The same with 2 (4) execs of that graph used in turn, each patched right before its launch:
+  // whether the cost above is the patch of the exec launched last or of any exec still queued.
+  double patch_and_launch_ring2 = 0;
+  double patch_and_launch_ring4 = 0;
   // cudaStreamIsCapturing on the benchmark stream: the executor asks it on every call (a caller's
   // capture makes the call run direct).
   double stream_is_capturing = 0;
@@ -222,6 +226,21 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   ENCORE_ASSIGN_OR_RETURN(GraphExec gemm_exec, GraphExec::Instantiate(gemm_graph.get()));
   ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(gemm_exec.get(), s), "graph upload");
   int flip = 0;
+  std::vector<GraphExec> ring;  // 4 more execs of the same graph
+  for (int i = 0; i < 4; ++i) {
+    ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(gemm_graph.get()));
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
+    ring.push_back(std::move(x));
+  }
+  int turn = 0;
+  // Patch exec `turn % size` (with the other input set than its last) and launch it.
+  auto patch_ring = [&](int size) -> absl::Status {
+    const int i = turn++ % size;
+    const cudaKernelNodeParams* next = ((turn / size) & 1) ? &q : &p;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphExecKernelNodeSetParams(ring[i].get(), node, next),
+                                "ring node patch");
+    return ToStatus(cudaGraphLaunch(ring[i].get(), s), "ring graph launch");
+  };
 
   struct Floor {
     double* out;
@@ -252,6 +271,8 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                           "node patch");
                       return ToStatus(cudaGraphLaunch(gemm_exec.get(), s), "GEMM graph launch");
                     }});
+  floors.push_back({&ctx->floors.patch_and_launch_ring2, [&] { return patch_ring(2); }});
+  floors.push_back({&ctx->floors.patch_and_launch_ring4, [&] { return patch_ring(4); }});
   floors.push_back({&ctx->floors.stream_is_capturing, [&] {
                       cudaStreamCaptureStatus status;
                       return ToStatus(cudaStreamIsCapturing(s, &status), "stream capture status");
@@ -322,10 +343,12 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
   std::fprintf(out,
                "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
                "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
-               "patch + launch %.2f | cudaStreamIsCapturing %.2f\n",
+               "patch + launch %.2f (2 execs in turn %.2f, 4 execs %.2f) | "
+               "cudaStreamIsCapturing %.2f\n",
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
-               ctx.floors.patch_and_launch_gemm_node, ctx.floors.stream_is_capturing);
+               ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
+               ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing);
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
                "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
@@ -348,11 +371,13 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "driver %d)\",\n  \"command\": \"%s\",\n  \"floors_us\": {\"kernel_launch\": %.3f, "
       "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f, \"graph_launch_1_gemm_node\": "
       "%.3f, \"patch_gemm_node\": %.3f, \"patch_and_launch_gemm_node\": %.3f, "
+      "\"patch_and_launch_ring2\": %.3f, \"patch_and_launch_ring4\": %.3f, "
       "\"stream_is_capturing\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
       ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
-      ctx.floors.patch_and_launch_gemm_node, ctx.floors.stream_is_capturing);
+      ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
+      ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;

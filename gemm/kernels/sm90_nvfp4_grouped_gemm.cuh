@@ -99,8 +99,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     FenceBarrierInit();
   }
   __syncthreads();
-  // PDL: nothing below reads inputs or writes outputs before the previous grid completed.
-  GridDependencyWait();
+  // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
+  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels).
+  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
+    GridDependencyWait();
+  }
 
   uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
   if (role != WarpRole::kConsumer) {

@@ -18,6 +18,12 @@
 #define ENCORE_SM90_WIDE_N 0
 #endif
 
+#ifndef ENCORE_SM90_MAX_TOKEN_ROWS
+// Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
+// token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
+#define ENCORE_SM90_MAX_TOKEN_ROWS (ENCORE_SM90_WIDE_N ? 128 : 256)
+#endif
+
 #ifndef ENCORE_SM90_EPI_OFFLOAD
 // 1 (experiment, not yet run on the GPU): in the pre-pass kernels the epilogue's copy-out (staging
 // -> global) runs on warps 2-3, idle there otherwise, from two staging buffers per consumer
@@ -40,7 +46,7 @@ struct TileShape {
   static constexpr int kStrips = kBlockN / 128;  // 64-row weight strips per consumer warpgroup
   // Tokens (problem A, M side) are the wgmma N operand: a tile covers up to kMaxBlockM rows of C,
   // its width rounded up to a multiple of kMGranule at run time (wgmma n = 16..kMaxBlockM).
-  static constexpr int kMaxBlockM = ENCORE_SM90_WIDE_N ? 128 : 256;
+  static constexpr int kMaxBlockM = ENCORE_SM90_MAX_TOKEN_ROWS;
   static constexpr int kMGranule = 16;
   static constexpr int kBlockK = 128;   // k per pipeline stage (64 bytes of e2m1 per row)
   static constexpr int kThreads = 384;  // warpgroup 0: TMA + token dequant; 1-2: wgmma consumers
@@ -92,7 +98,8 @@ struct Pipeline {
   // latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was just
   // written) and are fed by their own producer warp, so neither stream waits for the other.
   static constexpr int kRawStages = kPrepass ? 6 : 3;
-  static constexpr int kTokStages = ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : 2;
+  static constexpr int kTokStages =
+      ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : (kPrepass ? 512 / TileShape::kMaxBlockM : 2);
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
       (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432

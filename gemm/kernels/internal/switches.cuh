@@ -39,6 +39,13 @@
 //    tensor pipe at width 128 with nothing else in the CTA.
 #define ENCORE_SM90_CONSUMER_STREAM 0
 #endif
+#ifndef ENCORE_SM90_EARLY_WEIGHTS
+// 1: with the pre-pass, the weight producer does not wait for the previous grid (the pre-pass)
+//    before its TMA loads: weights and weight scales are never written by the pre-pass, so the
+//    weight pipeline fills while the pre-pass runs; every other role still waits (token loads,
+//    C stores). 0 (default): every thread waits first.
+#define ENCORE_SM90_EARLY_WEIGHTS 0
+#endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
 // default 4 (parts of 2 steps) since run 25.
