@@ -82,7 +82,9 @@ class Nvfp4GroupedGemm {
                                              KernelKind kind = KernelKind::kAuto,
                                              cudaStream_t stream = nullptr) = 0;
 
-  // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported).
+  // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported; then
+  // the kernel before it on the stream must not write this call's weights, weight scales or
+  // dynamic M: LaunchPlan::supports_pdl).
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 

@@ -107,8 +107,12 @@ struct LaunchPlan {
   dim3 grid{1, 1, 1};
   dim3 block{1, 1, 1};
   unsigned dynamic_smem_bytes = 0;
-  // The kernel executes griddepcontrol.wait before reading inputs or writing outputs, so it may
-  // be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a programmatic edge.
+  // The kernel executes griddepcontrol.wait before writing outputs and before reading the tokens,
+  // so it may be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a
+  // programmatic edge. NOTES: with a pre-kernel, the main kernel reads the weights, weight scales
+  // and dynamic M early (sm90: ENCORE_SM90_EARLY_WEIGHTS), while the kernel before the pre-kernel
+  // may still run when the plan is launched with `pdl`: that kernel must not write them
+  // (graph_cache checks this for the graphs it builds: internal/early_reads.h).
   bool supports_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   int num_tiles = 0;

@@ -410,6 +410,12 @@ GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t s
   return Outcome{true, FallbackReason::kNone};
 }
 
+void GraphExecutor::CollectOutputsLocked(absl::Span<const GemmCall> calls) {
+  early_reads_.Reset();
+  for (const GemmCall& c : calls) early_reads_.AddOutputs(c.args);
+  early_reads_.Finish();
+}
+
 gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
   while (plans_.size() <= i) plans_.push_back(std::make_unique<gemm::LaunchPlan>());
   return plans_[i].get();
@@ -418,6 +424,20 @@ gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
                                  cudaStream_t stream, FallbackReason* reason) {
+  // A node behind a PDL edge whose early reads now meet an output of the graph (any call's
+  // bindings may have moved) cannot be patched: re-create the graph without that edge.
+  bool collected = false;
+  for (size_t i = 1; i < calls.size(); ++i) {
+    if (!v->nodes[i].pdl) continue;
+    if (!collected) {
+      CollectOutputsLocked(calls);
+      collected = true;
+    }
+    if (early_reads_.Overlaps(calls[i].args)) {
+      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
+      return false;
+    }
+  }
   bool patched = false;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (v->Matches(i, sigs[i]->binding)) continue;
@@ -457,13 +477,15 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   plan_ptrs_.clear();
   size_t bytes = options_.per_graph_bytes;
   size_t total_groups = 0;
+  const bool multi = calls.size() > 1 && options_.use_pdl;
+  if (multi) CollectOutputsLocked(calls);
   for (size_t i = 0; i < calls.size(); ++i) {
     gemm::LaunchPlan* plan = ScratchPlanLocked(i);
     if (!runner_->Prepare(calls[i].args, plan, calls[i].kind, stream).ok()) {
       return Outcome{false, FallbackReason::kPrepareFailed};
     }
     plan_ptrs_.push_back(plan);
-    pdl_[i] = i > 0 && options_.use_pdl && plan->supports_pdl;
+    pdl_[i] = i > 0 && multi && plan->supports_pdl && !early_reads_.Overlaps(calls[i].args);
     bytes += options_.per_node_bytes + plan->params_bytes;
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }

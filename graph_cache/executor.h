@@ -18,8 +18,9 @@
 //                               reloads of evicted graphs dominate hits; options.h)
 //       estimate > budget     → direct (kOverBudget), stays Counting
 //   Create: Prepare every call (outside any capture) → BeginCapture(private stream,
-//       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl and the plan
-//       supports it) → EndCapture ALWAYS → only then check the launch and capture statuses →
+//       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl, the plan
+//       supports it and the call's early reads — weights, weight scales, dynamic M — meet no
+//       output of the graph's calls: internal/early_reads.h) → EndCapture ALWAYS → only then check the launch and capture statuses →
 //       reject empty / non-chain graphs → Instantiate (on OOM: cudaDeviceGraphMemTrim, retry
 //       once) → evict LRU variants until it fits (never one of the entry being added to) → Live
 //       with this variant, and launch it for this call.
@@ -35,7 +36,8 @@
 //     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
 //       has another kernel function, or lacks PDL support where the node has a programmatic
-//       edge, Vi is dropped and Create runs instead. A failed patch or launch drops Vi and the
+//       edge, or a node with a programmatic edge would read early what a call of the graph
+//       writes, Vi is dropped and Create runs instead. A failed patch or launch drops Vi and the
 //       call runs directly (kPatchFailed / kLaunchFailed). A variant is never launched with
 //       bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
@@ -96,6 +98,7 @@
 #include "gemm/launch.h"
 #include "gemm/problem.h"
 #include "graph_cache/backend.h"
+#include "graph_cache/internal/early_reads.h"
 #include "graph_cache/internal/key_words.h"
 #include "graph_cache/internal/lru.h"
 #include "graph_cache/internal/recurrence.h"
@@ -249,6 +252,8 @@ class GraphExecutor {
   void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   gemm::LaunchPlan* ScratchPlanLocked(size_t i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // early_reads_ = the outputs of `calls` (before deciding or keeping PDL edges).
+  void CollectOutputsLocked(absl::Span<const GemmCall> calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Runs calls directly (outside the mutex) and records `reason`.
   absl::Status RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
@@ -287,6 +292,8 @@ class GraphExecutor {
   std::vector<std::unique_ptr<gemm::LaunchPlan>> plans_ ABSL_GUARDED_BY(mu_);
   std::vector<const gemm::LaunchPlan*> plan_ptrs_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<bool[]> pdl_ ABSL_GUARDED_BY(mu_);
+  // Outputs of the calls being captured or patched, for the PDL edges (internal/early_reads.h).
+  internal::EarlyReads early_reads_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace encore::graph_cache

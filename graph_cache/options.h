@@ -64,7 +64,8 @@ struct ExecutorOptions {
   // Dynamic-M key buckets (see signature.h: the launch is always planned for the exact m).
   MBucketPolicy m_bucket;
   // Programmatic dependent launch between consecutive nodes of multi-kernel graphs, for nodes
-  // whose LaunchPlan::supports_pdl.
+  // whose LaunchPlan::supports_pdl and whose early reads (weights, weight scales, dynamic M) do
+  // not overlap an output of the graph's calls (internal/early_reads.h).
   bool use_pdl = true;
   // Largest number of calls in one batch (explicit batches and recorded periods).
   int max_batch_calls = 256;

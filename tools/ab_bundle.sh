@@ -3,7 +3,7 @@
 # (gemm/BUILD SM90_EXPERIMENTS suffixes) into one git-ignored folder for an A/B run on the GPU
 # machine with benchmarks/results/ab.sh; strips them and packs DIR.tar.xz beside DIR.
 #
-#   tools/ab_bundle.sh DIR [SUFFIX...]      # e.g. tools/ab_bundle.sh gpu_ab _epi_offload
+#   tools/ab_bundle.sh DIR [SUFFIX...]      # e.g. tools/ab_bundle.sh gpu_ab _rows128
 #   # device tool, carry=["DIR.tar.xz"]: mkdir gb && tar xJf DIR.tar.xz -C gb &&
 #   #   bash benchmarks/results/ab.sh gb
 set -euo pipefail

@@ -46,7 +46,7 @@
 
 namespace encore::gemm::sm90 {
 
-enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer, kEpilogueStore };
+enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer };
 
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
@@ -60,8 +60,6 @@ template <int kGroups, Schedule kSchedule, TokenSource kSrc>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
   using P = Pipeline<kSrc>;
-  // Stream-K never runs with the pre-pass (the runner), so never with the epilogue offload.
-  constexpr bool kOffload = P::kEpiOffload && kSchedule != Schedule::kStreamK;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
@@ -74,8 +72,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                 : (warp >= 4 ? WarpRole::kConsumer
                              : (!P::kPrepass ? WarpRole::kTokenDequant
                                              : (warp == 1 ? WarpRole::kTokenProducer
-                                                          : (kOffload ? WarpRole::kEpilogueStore
-                                                                      : WarpRole::kIdle))));
+                                                          : WarpRole::kIdle)));
 
   if (tid == 0) {
     // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
@@ -87,14 +84,6 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     for (int s = 0; s < P::kTokStages; ++s) {
       MbarInit(sm.TokFull(s), P::kPrepass ? 1 : kDequantThreads);
       MbarInit(sm.TokEmpty(s), kConsumerThreads);
-    }
-    if constexpr (kOffload) {
-      for (int cw = 0; cw < 2; ++cw) {
-        for (int b = 0; b < 2; ++b) {
-          MbarInit(sm.EpiFull(cw, b), kConsumerThreads / 2);  // one consumer warpgroup
-          MbarInit(sm.EpiEmpty(cw, b), 32);                   // its store warp
-        }
-      }
     }
     FenceBarrierInit();
   }
@@ -132,16 +121,6 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                             pol_last);
         });
       }
-      if constexpr (kOffload) {
-        if (role == WarpRole::kEpilogueStore) {
-          uint32_t ec = 0;
-          sched.ForEach([&](const WorkItem& w) {
-            const TileCoord tc = sched.Decode(w.t);
-            if (tc.rows <= 0) return;
-            EpilogueStoreTile<kSrc>(p.info[tc.slot], tc, sm, warp - 2, tid & 31, ec);
-          });
-        }
-      }
     } else {  // WarpRole::kTokenDequant
       sched.ForEach([&](const WorkItem& w) {
         const TileCoord tc = sched.Decode(w.t);
@@ -154,7 +133,6 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     const int cw = warp / 4 - 1;
     const int ct = tid - 128 * (cw + 1);
     float acc[128];
-    uint32_t ec = 0;  // epilogue chunks staged (offload)
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w.t);
       if (tc.rows <= 0) return;
@@ -163,11 +141,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
           !StreamKReduce(p, sched, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      if constexpr (kOffload) {
-        EpilogueStageTile<kSrc>(tc, sm, cw, ct, acc, ec);
-      } else {
-        EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
-      }
+      EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
     });
   }
 }

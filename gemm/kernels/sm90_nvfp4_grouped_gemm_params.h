@@ -24,13 +24,6 @@
 #define ENCORE_SM90_MAX_TOKEN_ROWS (ENCORE_SM90_WIDE_N ? 128 : 256)
 #endif
 
-#ifndef ENCORE_SM90_EPI_OFFLOAD
-// 1 (experiment, not yet run on the GPU): in the pre-pass kernels the epilogue's copy-out (staging
-// -> global) runs on warps 2-3, idle there otherwise, from two staging buffers per consumer
-// warpgroup; the consumers only stage (stmatrix) and go on with the next tile.
-#define ENCORE_SM90_EPI_OFFLOAD 0
-#endif
-
 namespace encore::gemm::sm90 {
 
 // NOTES: the stream-K kernels exist in the wide build only: with 128 x 256 tiles ptxas keeps
@@ -103,12 +96,9 @@ struct Pipeline {
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
       (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
-  // Epilogue staging buffers per consumer warpgroup: 2 when warps 2-3 copy them out.
-  static constexpr bool kEpiOffload = ENCORE_SM90_EPI_OFFLOAD && kPrepass;
-  static constexpr int kEpiBuffers = kEpiOffload ? 2 : 1;
   static constexpr int kSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
                                     kTokStages * TileShape::kTokStageBytes +
-                                    kEpiBuffers * TileShape::kEpilogueBytes +
+                                    TileShape::kEpilogueBytes +
                                     TileShape::kBarrierBytes;
   static_assert(kRawStageBytes % 1024 == 0, "stages must stay 1024-byte aligned");
 };

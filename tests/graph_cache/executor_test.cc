@@ -723,6 +723,40 @@ TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {
   EXPECT_EQ(backend_->launches(), 3);
 }
 
+// A call whose weights are another call's output must not start its weight loads early: its
+// node loses the programmatic edge, at capture and when a patch would create the overlap.
+TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;  // new bindings patch the one variant
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  const GemmCall plain[] = {{a.args(), KernelKind::kSimple},
+                            {b.args(), KernelKind::kSimple},
+                            {c.args(), KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(plain, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  // c's weights now live in a's output (16 KB; c reads 2 KB of weights).
+  std::vector<gemm::GroupProblem> cg(c.args().groups.begin(), c.args().groups.end());
+  cg[0].b = a.args().groups[0].c;
+  const GemmCall aliased[] = {{a.args(), KernelKind::kSimple},
+                              {b.args(), KernelKind::kSimple},
+                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(aliased, FakeStream(1)));
+  const ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.captures, 2u);  // the variant was dropped, not patched
+  EXPECT_EQ(k.patches, 0u);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, false}));
+  // The same at the first capture of a structure, and for dynamic M and weight scales.
+  exec_->Clear();
+  cg[0].b = c.args().groups[0].b;
+  cg[0].sfb = b.args().groups[0].c;
+  const GemmCall scales[] = {{b.args(), KernelKind::kSimple},
+                             {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(scales, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false}));
+}
+
 TEST_F(ExecutorTest, PdlCanBeDisabled) {
   ExecutorOptions o;
   o.min_repeats = 1;

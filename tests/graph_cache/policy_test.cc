@@ -3,6 +3,8 @@
 #include <random>
 #include <vector>
 
+#include "gemm/problem.h"
+#include "graph_cache/internal/early_reads.h"
 #include "graph_cache/internal/lru.h"
 #include "graph_cache/internal/period_detector.h"
 #include "graph_cache/internal/recurrence.h"
@@ -304,6 +306,41 @@ TEST(PeriodDetectorTest, ResetForgetsHistory) {
   EXPECT_EQ(d.Add(2), 0);
   EXPECT_EQ(d.Add(1), 0);
   EXPECT_EQ(d.Add(2), 2);
+}
+
+// Early reads (PDL edges): byte ranges of the weights, weight scales and dynamic M against the
+// merged outputs, touching ranges not overlapping.
+TEST(EarlyReadsTest, FindsReadsThatOverlapAnOutput) {
+  alignas(16) static uint8_t mem[1 << 16];
+  auto group = [&](size_t b, size_t sfb, size_t c, int m, int n, int k) {
+    return gemm::GroupProblem{mem, mem + b, mem, mem + sfb, mem + c, m, n, k};
+  };
+  // Outputs: [1024, 1024 + 16 * 64 * 2) and [8192, 8192 + 8 * 64 * 2), added out of order.
+  const gemm::GroupProblem w0[] = {group(0, 0, 8192, 8, 64, 64)};
+  const gemm::GroupProblem w1[] = {group(0, 0, 1024, 16, 64, 64)};
+  internal::EarlyReads r;
+  r.Reset();
+  r.AddOutputs(gemm::GroupedGemmArguments{w0});
+  r.AddOutputs(gemm::GroupedGemmArguments{w1});
+  r.Finish();
+  // Weights of 16 x 64 / 2 = 512 bytes; scales BlockedScaleBytes(16, 64) = 512 bytes.
+  auto reads = [&](size_t b, size_t sfb) {
+    const gemm::GroupProblem g[] = {group(b, sfb, 30000, 8, 16, 64)};
+    return r.Overlaps(gemm::GroupedGemmArguments{g});
+  };
+  EXPECT_FALSE(reads(512, 20000));         // weights end where the first output begins
+  EXPECT_TRUE(reads(513, 20000));          // one byte into it
+  EXPECT_TRUE(reads(3071, 20000));         // the output's last byte
+  EXPECT_FALSE(reads(3072, 20000));        // just past it
+  EXPECT_TRUE(reads(20000, 8192 + 1023));  // scales meet the second output
+  EXPECT_FALSE(reads(20000, 9216));        // past the second output
+  const gemm::GroupProblem g[] = {group(20000, 20000, 30000, 8, 16, 64)};
+  EXPECT_FALSE(r.Overlaps(gemm::GroupedGemmArguments{g}));
+  EXPECT_TRUE(r.Overlaps(gemm::GroupedGemmArguments{
+      g, reinterpret_cast<const int32_t*>(mem + 9212)}));  // dynamic M's 4 bytes
+  r.Reset();
+  r.Finish();
+  EXPECT_FALSE(reads(513, 20000));  // nothing collected
 }
 
 }  // namespace

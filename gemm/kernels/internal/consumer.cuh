@@ -169,44 +169,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-#if ENCORE_SM90_CONSUMER_PIPE && ENCORE_SM90_CONSUMER_STREAM
-  // NOTES: one stream of parts across the tile's k-blocks. After part p's commit, wait_group 1
-  // leaves only part p in flight: part p - 1's fragment buffer may be rebuilt, and at a k-block's
-  // first part the previous k-block's wgmmas are all complete, so its token stage is released
-  // there. The next k-block's weights replace `a`/`sl` only after the last part's fragments were
-  // built from them.
-  static_assert(kParts % 2 == 0, "fragment buffers alternate across k-blocks");
-  if (kb0 >= kb1) return;
-  Frag frag[2];
-  {
-    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
-                kb0 == half_kb && c >= 2, a, sl);
-    BuildSteps<kPartSteps>(frag[0], a, sl, 0);
-    MbarWait(sm.TokFull(it % P::kTokStages), (it / P::kTokStages) & 1);
-  }
-  for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int ts = it % P::kTokStages;
-    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
-#pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      IssueSteps<kN, kPartSteps>(acc, frag[part & 1], stage_desc, part * kPartSteps);
-      WgmmaWait<1>();
-      if (part == 0 && kb > kb0) MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
-      if (part + 1 < kParts) {
-        BuildSteps<kPartSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kPartSteps);
-      } else if (kb + 1 < kb1) {
-        const uint32_t nx = it + 1;
-        LoadWeights(sm, nx % P::kRawStages, (nx / P::kRawStages) & 1, rbase, c, sfo,
-                    kb + 1 == half_kb && c >= 2, a, sl);
-        BuildSteps<kPartSteps>(frag[0], a, sl, 0);
-        MbarWait(sm.TokFull(nx % P::kTokStages), (nx / P::kTokStages) & 1);
-      }
-    }
-  }
-  WgmmaWait<0>();
-  FenceAcc<kN>(acc);
-  MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
-#else
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
@@ -242,7 +204,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #endif
     MbarArrive(sm.TokEmpty(ts));
   }
-#endif
 }
 
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips

@@ -22,16 +22,12 @@ struct SmemLayout {
   using T = TileShape;
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
-  static constexpr uint32_t kRawFull = kEpi + P::kEpiBuffers * T::kEpilogueBytes;  // inputs_arrived
+  static constexpr uint32_t kRawFull = kEpi + T::kEpilogueBytes;  // inputs_arrived
   static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
   static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
   static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
-  // Epilogue offload (P::kEpiOffload): [warpgroup][buffer] staged / copied out.
-  static constexpr int kEpiBarriers = P::kEpiOffload ? 4 : 0;
-  static constexpr uint32_t kEpiFull = kTokEmpty + 8 * P::kTokStages;
-  static constexpr uint32_t kEpiEmpty = kEpiFull + 8 * kEpiBarriers;
   // stream-K: the arrival count seen by consumer thread 0, for all consumers
-  static constexpr uint32_t kSkArrivals = kEpiEmpty + 8 * kEpiBarriers;
+  static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * P::kTokStages;
   static_assert(kSkArrivals + 4 - kRawFull <= T::kBarrierBytes, "barrier area too small");
 
   uint8_t* base;  // generic
@@ -42,8 +38,6 @@ struct SmemLayout {
   __device__ uint32_t RawEmpty(int i) const { return s + kRawEmpty + 8 * i; }
   __device__ uint32_t TokFull(int i) const { return s + kTokFull + 8 * i; }
   __device__ uint32_t TokEmpty(int i) const { return s + kTokEmpty + 8 * i; }
-  __device__ uint32_t EpiFull(int cw, int b) const { return s + kEpiFull + 8 * (2 * cw + b); }
-  __device__ uint32_t EpiEmpty(int cw, int b) const { return s + kEpiEmpty + 8 * (2 * cw + b); }
   // Stage i: [weights | weight scales | (in kernel) tokens | token scales].
   __device__ uint32_t RawWeights(int i) const { return s + i * P::kRawStageBytes; }
   __device__ uint32_t SfWeights(int i) const { return RawWeights(i) + T::kRawWeightBytes; }
@@ -52,8 +46,7 @@ struct SmemLayout {
   // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
   __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
   __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
-  // Staging buffer 0 of warpgroup cw at Epi() + cw x (rows x pitch) halves; buffer 1 (offload)
-  // after both warpgroups' buffers 0.
+  // Staging buffer of warpgroup cw at Epi() + cw x (rows x pitch) halves.
   __device__ uint16_t* Epi() const { return reinterpret_cast<uint16_t*>(base + kEpi); }
   __device__ uint32_t EpiAddr() const { return s + kEpi; }
   __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }

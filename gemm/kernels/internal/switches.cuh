@@ -1,7 +1,7 @@
 // Compile-time switches of the sm90 NVFP4 kernels (each build of gemm/BUILD's SM90_VARIANTS and
 // SM90_EXPERIMENTS sets some with -D; the runner of an experiment build gets the same flags).
-// The two that change shared-memory sizes the runner must know, ENCORE_SM90_WIDE_N and
-// ENCORE_SM90_EPI_OFFLOAD, live in sm90_nvfp4_grouped_gemm_params.h.
+// The two that change tile and shared-memory sizes the runner must know, ENCORE_SM90_WIDE_N and
+// ENCORE_SM90_MAX_TOKEN_ROWS, live in sm90_nvfp4_grouped_gemm_params.h.
 //
 // Example:
 //   nvcc ... -DENCORE_SM90_CONSUMER_PIPE=0   # the consumer without its fragment pipeline
@@ -26,29 +26,25 @@
 //    stage's 8 k-steps run in parts of 2 with double-buffered weight fragments: part p+1's
 //    fragments are built while part p's wgmmas run (wgmma.wait_group 1). 0: parts of 8/kStrips
 //    steps, each built, run and waited for in turn (the two consumer warpgroups overlap).
-// (Run 33 measured a third mode, one stream of parts across a tile's k-blocks with the next
-// k-block's weights loaded during the last part: +3..+8% slower in the simple kernels, and ptxas
-// serialized the persistent kernels' wgmmas with it (C7512); removed.)
+// (Runs 33 and 39 measured a third mode, one stream of parts across a tile's k-blocks with the
+// next k-block's weights loaded during the last part: +2..+5% slower in the simple kernels (run
+// 39), and ptxas serialized the persistent kernels' wgmmas with it (C7512, +18% on s1); removed.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
-#ifndef ENCORE_SM90_CONSUMER_STREAM
-// 1: the consumer pipe's parts run as one stream across a tile's k-blocks (wait_group 1 only; a
-//    token stage is released after the next stage's first part, the next k-block's weights are
-//    loaded while the last part runs); 0 (default): every k-block ends with wait_group 0 (the
-//    drain). Run 38's ceiling (benchmarks/micro/wgmma_rs_ceiling.cu): the drain costs 10% of the
-//    tensor pipe at width 128 with nothing else in the CTA.
-#define ENCORE_SM90_CONSUMER_STREAM 0
-#endif
 #ifndef ENCORE_SM90_EARLY_WEIGHTS
-// 1: with the pre-pass, the weight producer does not wait for the previous grid (the pre-pass)
-//    before its TMA loads: weights and weight scales are never written by the pre-pass, so the
-//    weight pipeline fills while the pre-pass runs; every other role still waits (token loads,
-//    C stores). 0 (default): every thread waits first.
-#define ENCORE_SM90_EARLY_WEIGHTS 0
+// 1 (default since run 40: -1..-5% on every GPU MODE and few-tile shape): with the pre-pass, the
+//    weight producer does not wait for the previous grid (the pre-pass) before its TMA loads, so
+//    the weight pipeline fills while the pre-pass runs; every other role still waits (token loads,
+//    C stores). Weights, weight scales and dynamic M are then read while the grid before the
+//    pre-pass may still run: graphs drop the PDL edge in front of a call whose early reads meet
+//    an output of the graph (graph_cache/internal/early_reads.h); direct launches and per-call
+//    graphs never put the pre-pass behind a PDL edge. 0: every thread waits first.
+#define ENCORE_SM90_EARLY_WEIGHTS 1
 #endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
-// default 4 (parts of 2 steps) since run 25.
+// default 4 (parts of 2 steps) since run 25. Runs 38-39: 2 parts -2% on s0 and few-tile shapes,
+// +2..3% on s2/s3; 8 parts +3..10%.
 #define ENCORE_SM90_PIPE_PARTS 4
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
