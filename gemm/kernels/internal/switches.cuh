@@ -41,6 +41,13 @@
 //    graphs never put the pre-pass behind a PDL edge. 0: every thread waits first.
 #define ENCORE_SM90_EARLY_WEIGHTS 1
 #endif
+#ifndef ENCORE_SM90_PRELOAD
+// 1: with the consumer pipe, the next k-block's weights are loaded and its first fragments built
+//    before the k-block's drain (wait_group 0), which then only waits for the last part; 0
+//    (default): the drain first, then the next k-block's loads and first build. Run 38's ceiling:
+//    the drain alone costs 10% of the tensor pipe at width 128.
+#define ENCORE_SM90_PRELOAD 0
+#endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
 // default 4 (parts of 2 steps) since run 25. Runs 38-39: 2 parts -2% on s0 and few-tile shapes,
