@@ -15,7 +15,7 @@ for round in 1 2; do
   for v in default preload; do
     timeout 150 "$G/b_$v" --benchmark_filter="$F" --benchmark_out="$L/bench_${v}_$round.json" \
       --benchmark_out_format=json > "$L/bench_${v}_$round.txt" 2>&1
-    echo "== $v round $round"; grep median "$L/bench_${v}_$round.txt" | awk '{print $1, $3}'
+    echo "== $v round $round"; grep median "$L/bench_${v}_$round.txt" | awk '{print $1, $2, $3}'
   done
   pack
 done
