@@ -169,42 +169,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-#if ENCORE_SM90_CONSUMER_PIPE && ENCORE_SM90_PRELOAD
-  // NOTES: the next k-block's weights are loaded (raw stage -> a/sl, stage released) and its
-  // first part's fragments built while this k-block's last part runs; only then the drain
-  // (wait_group 0: this k-block's token stage is released). a/sl are free once the last part's
-  // fragments were built; fragment buffer 0 once wait_group 1 after the last part's commit
-  // (part kParts - 2, its last reader, completed; kParts is even).
-  static_assert(kParts % 2 == 0, "the last part must use fragment buffer 1");
-  if (kb0 >= kb1) return;
-  Frag frag[2];
-  LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
-              kb0 == half_kb && c >= 2, a, sl);
-  BuildSteps<kPartSteps>(frag[0], a, sl, 0);
-  for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int ts = it % P::kTokStages;
-    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
-    MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
-#pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      IssueSteps<kN, kPartSteps>(acc, frag[part & 1], stage_desc, part * kPartSteps);
-      if (part + 1 < kParts) {
-        WgmmaWait<1>();
-        BuildSteps<kPartSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kPartSteps);
-      }
-    }
-    if (kb + 1 < kb1) {
-      const uint32_t nx = it + 1;
-      LoadWeights(sm, nx % P::kRawStages, (nx / P::kRawStages) & 1, rbase, c, sfo,
-                  kb + 1 == half_kb && c >= 2, a, sl);
-      WgmmaWait<1>();
-      BuildSteps<kPartSteps>(frag[0], a, sl, 0);
-    }
-    WgmmaWait<0>();
-    FenceAcc<kN>(acc);
-    MbarArrive(sm.TokEmpty(ts));
-  }
-#else
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
@@ -240,7 +204,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #endif
     MbarArrive(sm.TokEmpty(ts));
   }
-#endif
 }
 
 // Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips

@@ -28,7 +28,10 @@
 //    steps, each built, run and waited for in turn (the two consumer warpgroups overlap).
 // (Runs 33 and 39 measured a third mode, one stream of parts across a tile's k-blocks with the
 // next k-block's weights loaded during the last part: +2..+5% slower in the simple kernels (run
-// 39), and ptxas serialized the persistent kernels' wgmmas with it (C7512, +18% on s1); removed.)
+// 39), and ptxas serialized the persistent kernels' wgmmas with it (C7512, +18% on s1); removed.
+// Run 41: the next k-block's weights loaded and first fragments built before the drain instead of
+// after it, +2..9%; removed. The ceiling (benchmarks/micro/wgmma_rs_ceiling.cu) puts the drain at
+// 10% of the tensor pipe at width 128; moving work across it costs more in the real kernel.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
 #ifndef ENCORE_SM90_EARLY_WEIGHTS
@@ -40,13 +43,6 @@
 //    an output of the graph (graph_cache/internal/early_reads.h); direct launches and per-call
 //    graphs never put the pre-pass behind a PDL edge. 0: every thread waits first.
 #define ENCORE_SM90_EARLY_WEIGHTS 1
-#endif
-#ifndef ENCORE_SM90_PRELOAD
-// 1: with the consumer pipe, the next k-block's weights are loaded and its first fragments built
-//    before the k-block's drain (wait_group 0), which then only waits for the last part; 0
-//    (default): the drain first, then the next k-block's loads and first build. Run 38's ceiling:
-//    the drain alone costs 10% of the tensor pipe at width 128.
-#define ENCORE_SM90_PRELOAD 0
 #endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
