@@ -256,6 +256,16 @@ void Register() {
       }
     }
   }
+  // Steady state: one group of width W tokens and 132 weight tiles (one tile per SM of the H200),
+  // K = 4096 and 8192: the difference over the 32 extra k-blocks is the main loop's time per
+  // k-block, free of the pre-pass, prologue, epilogue and tail (compare with
+  // benchmarks/micro/wgmma_rs_ceiling.cu at the same width).
+  for (int w : {64, 128, 256}) {
+    for (int k : {4096, 8192}) {
+      RegisterTimed(absl::StrCat("steady/w", w, "/k", k), {w}, sm90::TileShape::kBlockN * 132, k,
+                    KernelKind::kAuto, 5);
+    }
+  }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
   for (int m : {64, 256}) {
     for (int n : {512, 1024, 2048, 4096, 8192, 16384, 32768}) {
