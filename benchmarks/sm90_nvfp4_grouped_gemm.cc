@@ -43,12 +43,15 @@ void Check(const absl::Status& s) {
 }
 
 // One runner per token pre-pass mode (kAuto: the default options).
-Nvfp4GroupedGemm* Runner(TokenPrepass mode) {
-  static std::unique_ptr<Nvfp4GroupedGemm> runners[3];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[static_cast<int>(mode)];
+// One runner per token pre-pass mode, and one more with the pre-pass fused into the GEMM where the
+// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise).
+Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[4];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused ? 3 : static_cast<int>(mode)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
+    options.fuse_token_prepass = fused;
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -132,9 +135,9 @@ DeviceBuffer& FlushBuffer() {
 }
 
 void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
-                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto) {
+                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm = Runner(mode);
+  Nvfp4GroupedGemm* gemm = Runner(mode, fused);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -170,7 +173,8 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
   state.counters["prepass"] = plans[0]->has_pre();
   state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind),
-                              plans[0]->has_pre() ? "+prepass" : ""));
+                              plans[0]->has_pre() ? "+prepass" : "",
+                              plans[0]->fused_pre ? "+fused_prepass" : ""));
 }
 
 struct BenchShape {
@@ -206,10 +210,13 @@ const char* ModeSuffix(TokenPrepass mode) {
 
 // One timed batch benchmark (TimeBatches), median of `repetitions`.
 void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, int k,
-                   KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto) {
+                   KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto,
+                   bool fused = false) {
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [ms, n, k, kind, mode](benchmark::State& st) { TimeBatches(st, ms, n, k, kind, mode); })
+      [ms, n, k, kind, mode, fused](benchmark::State& st) {
+        TimeBatches(st, ms, n, k, kind, mode, fused);
+      })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
       ->Iterations(1)
@@ -225,6 +232,15 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 }
 
 void Register() {
+  // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused".
+  for (const BenchShape& s : kShapes) {
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 30, TokenPrepass::kAuto, /*fused=*/true);
+  }
+  for (const BenchShape& s : kFewTileShapes) {
+    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, TokenPrepass::kAuto, /*fused=*/true);
+  }
   for (const BenchShape& s : kFewTileShapes) {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
       if (kind == KernelKind::kStreamK && !sm90::kStreamKBuilt) continue;
@@ -264,6 +280,9 @@ void Register() {
     for (int k : {4096, 8192}) {
       RegisterTimed(absl::StrCat("steady/w", w, "/k", k), {w}, sm90::TileShape::kBlockN * 132, k,
                     KernelKind::kAuto, 5);
+      RegisterTimed(absl::StrCat("steady/w", w, "/k", k, "/fused"), {w},
+                    sm90::TileShape::kBlockN * 132, k, KernelKind::kAuto, 5, TokenPrepass::kAuto,
+                    /*fused=*/true);
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.

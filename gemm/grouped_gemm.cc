@@ -270,6 +270,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         token_prepass_(options.token_prepass),
         token_workspace_bytes_(options.token_workspace_bytes),
         max_token_workspaces_(options.max_token_workspaces),
+        fuse_token_prepass_(options.fuse_token_prepass),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -452,6 +453,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.grid = dim3(1, 1, 1);
     plan->pre.block = dim3(1, 1, 1);
     plan->pre.params_bytes = 0;
+    plan->fused_pre = false;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
@@ -464,6 +466,18 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           std::max<long long>(1, (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads)));
       plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
       plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
+      // Fused: the GEMM's warps 1-3 run the same units, then a grid barrier (all CTAs resident:
+      // grid <= SM count, one CTA per SM by its shared memory).
+      if (fuse_token_prepass_ && grid <= info_.sm_count) {
+        std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
+        params->fused_prepass = 1;
+        plan->fused_pre = true;
+        params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
+        plan->pre.function = nullptr;
+        plan->pre.grid = dim3(1, 1, 1);
+        plan->pre.block = dim3(1, 1, 1);
+        plan->pre.params_bytes = 0;
+      }
     }
     plan->kind = kind;
     plan->num_tiles = tiles;
@@ -516,12 +530,20 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &capture),
                                   "cudaStreamIsCapturing (before allocating a token workspace)");
       if (capture != cudaStreamCaptureStatusNone) return nullptr;
-      ENCORE_ASSIGN_OR_RETURN(slot.buffer, DeviceBuffer::Create(token_workspace_bytes_));
+      // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
+      ENCORE_ASSIGN_OR_RETURN(slot.buffer,
+                              DeviceBuffer::Create(token_workspace_bytes_ + kGridSyncBytes));
       slot.address = slot.buffer.get();
+      ENCORE_RETURN_IF_CUDA_ERROR(
+          cudaMemsetAsync(static_cast<char*>(slot.address) + token_workspace_bytes_, 0,
+                          kGridSyncBytes, stream),
+          "cudaMemsetAsync (grid barrier words)");
     }
     token_workspaces_.push_back(std::move(slot));
     return token_workspaces_.back().address;
   }
+
+  static constexpr size_t kGridSyncBytes = 256;
 
   struct TokenWorkspaceSlot {
     cudaStream_t stream = nullptr;
@@ -536,6 +558,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const TokenPrepass token_prepass_;
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
+  const bool fuse_token_prepass_;
   const bool has_device_;
   void* const fake_token_workspace_;
   std::mutex workspace_mu_;

@@ -60,6 +60,11 @@ struct RunnerOptions {
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
+  // Fold the token pre-pass into the GEMM kernel for pre-pass plans whose grid fits on the SMs
+  // (one CTA per SM): the GEMM's idle warps convert the tokens, then a grid-wide barrier (no
+  // second kernel, no gap between the two). NOTES: needs every CTA of the grid resident at once;
+  // do not enable under MPS SM limits or green contexts smaller than the device.
+  bool fuse_token_prepass = false;
 };
 
 class Nvfp4GroupedGemm {

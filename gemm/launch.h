@@ -115,6 +115,9 @@ struct LaunchPlan {
   // (graph_cache checks this for the graphs it builds: internal/early_reads.h).
   bool supports_pdl = false;
   KernelKind kind = KernelKind::kAuto;
+  // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
+  // pre-kernel, and the grid must be resident at once.
+  bool fused_pre = false;
   int num_tiles = 0;
   size_t params_bytes = 0;
   alignas(64) unsigned char params[kMaxParamBytes];

@@ -14,7 +14,8 @@
 //   warp 0 lane 0: TMA producer (packed e2m1 tiles by tensor maps, scales by 1D bulk copies);
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
-//                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle);
+//                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
+//                  with Params::fused_prepass warps 1-3 convert them first (fused_prepass.cuh);
 //   warpgroups 1-2: weight dequant + wgmma + epilogue (staged through shared memory, 16-byte
 //                  coalesced stores, masked to the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
@@ -37,6 +38,7 @@
 
 #include "gemm/kernels/internal/consumer.cuh"
 #include "gemm/kernels/internal/epilogue.cuh"
+#include "gemm/kernels/internal/fused_prepass.cuh"
 #include "gemm/kernels/internal/producer.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/smem_layout.cuh"
@@ -112,6 +114,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         GridDependentsLaunch();
       }
     } else if constexpr (P::kPrepass) {
+      if (p.fused_prepass) FusedPrepass(p, tid - 32);  // warps 1-3: convert, grid barrier
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {

@@ -183,32 +183,6 @@ inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
   return StreamKCountersOffset(ctas) + static_cast<size_t>(ctas) * 16;
 }
 
-struct alignas(64) GroupMaps {
-  // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
-  // pre-pass, its fp16 rows {TokenRowHalves(K), M}, box {64, tile_rows}, 128-byte swizzle.
-  CUtensorMap a;
-  CUtensorMap b;  // weights: uint8 {K/2, N}, box {64, kBlockN}, no swizzle
-};
-
-// NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
-// groups. sizeof(Params<64>) must stay under kMaxParamBytes (static_assert in the launcher).
-template <int kGroups>
-struct alignas(64) Params {
-  GroupMaps maps[kGroups];
-  GroupInfo info[kGroups];
-  const int32_t* device_m;  // nullptr: static M
-  int num_groups;
-  int num_tiles;
-  // Stream-K only (Schedule::kStreamK): tiles [0, dp_tiles) run whole, the k-blocks
-  // [sk_unit_begin, sk_unit_begin + sk_units) of the rest are split evenly over the grid.
-  int dp_tiles;
-  int pad;
-  long long sk_unit_begin;
-  long long sk_units;
-  float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
-  int* sk_counters;    // gridDim.x, zero between launches
-};
-
 // ---- token pre-pass ----
 // One group of the pre-pass: converts rows [0, m) (device_m[orig] when dynamic) of the packed
 // tokens into fp16 rows of TokenRowHalves(k) halves at `out`, in the GEMM kernel's permuted k
@@ -234,6 +208,40 @@ struct alignas(64) PrepassParams {
 };
 inline constexpr int kPrepassThreads = 256;
 inline constexpr int kPrepassThreadsPerUnit = 4;
+
+struct alignas(64) GroupMaps {
+  // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
+  // pre-pass, its fp16 rows {TokenRowHalves(K), M}, box {64, tile_rows}, 128-byte swizzle.
+  CUtensorMap a;
+  CUtensorMap b;  // weights: uint8 {K/2, N}, box {64, kBlockN}, no swizzle
+};
+
+// NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
+// groups. sizeof(Params<64>) must stay under kMaxParamBytes (static_assert in the launcher).
+template <int kGroups>
+struct alignas(64) Params {
+  GroupMaps maps[kGroups];
+  GroupInfo info[kGroups];
+  const int32_t* device_m;  // nullptr: static M
+  int num_groups;
+  int num_tiles;
+  // Stream-K only (Schedule::kStreamK): tiles [0, dp_tiles) run whole, the k-blocks
+  // [sk_unit_begin, sk_unit_begin + sk_units) of the rest are split evenly over the grid.
+  int dp_tiles;
+  int pad;
+  long long sk_unit_begin;
+  long long sk_units;
+  float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
+  int* sk_counters;    // gridDim.x, zero between launches
+  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
+  // warps 1-3 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on
+  // grid_sync[0] (arrivals) / grid_sync[1] (generation), before the first token load.
+  int fused_prepass;
+  int pad2;
+  unsigned int* grid_sync;  // 2 words in the stream's token workspace, zero when allocated
+  PrepassParams<kGroups> pre;
+};
+
 
 }  // namespace encore::gemm::sm90
 

@@ -15,6 +15,8 @@
 //
 // Example (host, gemm/grouped_gemm.cc): grid = ceil(units * 4 / 256), block = 256,
 //   params = PrepassParams<G>{...} by value; launched right before the GEMM on the same stream.
+// The GEMM kernel runs the same units itself when the plan fuses the pre-pass (PrepassUnit from
+// warps 1-3 of every CTA, then a grid barrier: sm90_nvfp4_grouped_gemm.cuh).
 #pragma once
 
 #include <cstdint>
@@ -26,15 +28,9 @@
 
 namespace encore::gemm::sm90 {
 
+// Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
 template <int kGroups>
-__global__ void __launch_bounds__(kPrepassThreads)
-    Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
-  GridDependentsLaunch();
-  GridDependencyWait();
-  const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
-  const long long u = tid / kPrepassThreadsPerUnit;
-  const int q = static_cast<int>(tid % kPrepassThreadsPerUnit);
-  if (u >= p.units) return;
+__device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
   // The group holding unit u: the last one whose unit_start <= u (binary search).
   int lo = 0, hi = p.num_groups - 1;
   while (lo < hi) {
@@ -76,6 +72,17 @@ __global__ void __launch_bounds__(kPrepassThreads)
       g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) + kb * 128 + 32 * q);
 #pragma unroll
   for (int i = 0; i < 4; ++i) dst[i] = out[i];
+}
+
+template <int kGroups>
+__global__ void __launch_bounds__(kPrepassThreads)
+    Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
+  GridDependentsLaunch();
+  GridDependencyWait();
+  const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
+  const long long u = tid / kPrepassThreadsPerUnit;
+  if (u >= p.units) return;
+  PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 }
 
 }  // namespace encore::gemm::sm90

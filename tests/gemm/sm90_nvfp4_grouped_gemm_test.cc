@@ -188,10 +188,25 @@ class Sm90GemmTest : public ::testing::Test {
     return runner.get();
   }
 
+  // The pre-pass always, fused into the GEMM where the grid fits on the SMs.
+  static Nvfp4GroupedGemm* FusedRunner() {
+    static std::unique_ptr<Nvfp4GroupedGemm> runner;
+    if (runner == nullptr) {
+      RunnerOptions options;
+      options.token_prepass = TokenPrepass::kAlways;
+      options.fuse_token_prepass = true;
+      auto r = Nvfp4GroupedGemm::Create(options);
+      EXPECT_TRUE(r.ok()) << r.status();
+      if (r.ok()) runner = std::move(*r);
+    }
+    return runner.get();
+  }
+
   // Uploads, poisons, runs `kind`, checks every group.
   void RunAndCheck(const HostGroupedProblem& host, Distribution dist, KernelKind kind,
-                   const std::string& what, TokenPrepass mode = TokenPrepass::kAuto) {
-    Nvfp4GroupedGemm* gemm = Runner(mode);
+                   const std::string& what, TokenPrepass mode = TokenPrepass::kAuto,
+                   Nvfp4GroupedGemm* runner = nullptr) {
+    Nvfp4GroupedGemm* gemm = runner != nullptr ? runner : Runner(mode);
     ASSERT_NE(gemm, nullptr);
     auto dev = DeviceGroupedProblem::Upload(host);
     ASSERT_TRUE(dev.ok()) << dev.status();
@@ -562,6 +577,93 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
       }
     }
   }
+}
+
+// The pre-pass fused into the GEMM (RunnerOptions::fuse_token_prepass): every GPU MODE test case
+// with both kernels (their grids fit on the SMs: one kernel, no pre-kernel), 64 groups, and many
+// launches back to back on one stream with PDL (the grid barrier's generations) and as a graph.
+TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = FusedRunner();
+  ASSERT_NE(gemm, nullptr);
+  uint64_t seed = std::random_device{}();
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
+  for (const Case& c : GpuModeCases()) {
+    for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+        const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
+        RunAndCheck(host, dist, kind,
+                    absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " fused"),
+                    TokenPrepass::kAlways, gemm);
+      }
+    }
+  }
+  std::vector<Shape> many;
+  for (int g = 0; g < 64; ++g) many.push_back(Shape{(g * 37) % 150, 128, 256 + 64 * (g % 3)});
+  RunAndCheck(MakeHostProblem(many, Distribution::kFullRange, ++seed), Distribution::kFullRange,
+              KernelKind::kPersistent, "64 groups fused", TokenPrepass::kAlways, gemm);
+
+  const std::vector<Shape> shapes = Zip({129, 0, 1, 200, 64}, {1024, 256, 512, 2048, 768},
+                                        {192, 256, 64, 320, 1024});
+  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
+    const HostGroupedProblem h1 = MakeHostProblem(shapes, Distribution::kGpuMode, ++seed);
+    const HostGroupedProblem h2 = MakeHostProblem(shapes, Distribution::kGpuMode, ++seed);
+    auto d1 = DeviceGroupedProblem::Upload(h1);
+    auto d2 = DeviceGroupedProblem::Upload(h2);
+    ASSERT_TRUE(d1.ok() && d2.ok());
+    auto p1 = std::make_unique<LaunchPlan>();
+    auto p2 = std::make_unique<LaunchPlan>();
+    auto stream = Stream::Create();
+    ASSERT_TRUE(stream.ok());
+    ENCORE_ASSERT_OK(gemm->Prepare(d1->args(), p1.get(), kind, stream->get()));
+    ENCORE_ASSERT_OK(gemm->Prepare(d2->args(), p2.get(), kind, stream->get()));
+    ASSERT_FALSE(p1->has_pre()) << "expected a fused plan (" << p1->grid.x << " CTAs)";
+    ASSERT_TRUE(p1->fused_pre);
+    auto check = [&](const HostGroupedProblem& h, DeviceGroupedProblem& d,
+                     const std::string& what) {
+      for (size_t g = 0; g < h.groups.size(); ++g) {
+        auto c = d.DownloadC(static_cast<int>(g), nullptr);
+        ASSERT_TRUE(c.ok());
+        ExpectGroupMatches(h.groups[g], *c, h.groups[g].shape.m, 0,
+                           absl::StrCat(what, " ", KernelKindName(kind), " group ", g));
+      }
+    };
+    ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
+    ENCORE_ASSERT_OK(d2->PoisonOutputs(stream->get()));
+    for (int rep = 0; rep < 20; ++rep) {  // 40 launches: 40 barrier generations
+      ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
+      ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
+    }
+    SyncOrDie(stream->get());
+    check(h1, *d1, "back to back, first");
+    check(h2, *d2, "back to back, second");
+
+    auto graph = Graph::Create();
+    ASSERT_TRUE(graph.ok());
+    void* slot = nullptr;
+    const cudaKernelNodeParams params = p1->NodeParams(&slot);
+    cudaGraphNode_t node;
+    ENCORE_ASSERT_OK(
+        ToStatus(cudaGraphAddKernelNode(&node, graph->get(), nullptr, 0, &params), "GEMM node"));
+    auto exec = GraphExec::Instantiate(graph->get());
+    ASSERT_TRUE(exec.ok()) << exec.status();
+    for (int rep = 0; rep < 2; ++rep) {
+      ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
+      ENCORE_ASSERT_OK(
+          ToStatus(cudaGraphLaunch(exec->get(), stream->get()), "cudaGraphLaunch"));
+      SyncOrDie(stream->get());
+      check(h1, *d1, absl::StrCat("graph replay ", rep));
+    }
+  }
+  // More tiles than SMs with the simple kernel: not fused (a separate pre-pass kernel).
+  const std::vector<Shape> big = Zip({256}, {128 * (gemm->sm_count() + 8)}, {256});
+  auto dbig = DeviceGroupedProblem::Upload(MakeHostProblem(big, Distribution::kGpuMode, ++seed));
+  ASSERT_TRUE(dbig.ok());
+  auto pbig = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(dbig->args(), pbig.get(), KernelKind::kSimple));
+  EXPECT_TRUE(pbig->has_pre());
+  EXPECT_FALSE(pbig->fused_pre);
 }
 
 // A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):

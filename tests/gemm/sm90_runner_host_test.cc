@@ -266,7 +266,7 @@ class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
   std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
-                                         int max_workspaces = 8) {
+                                         int max_workspaces = 8, bool fuse = false) {
     DeviceInfo info;
     info.sm_count = 132;
     DriverApi api;
@@ -276,6 +276,7 @@ class Sm90PrepassHostTest : public ::testing::Test {
     options.token_prepass = mode;
     options.token_workspace_bytes = bytes;
     options.max_token_workspaces = max_workspaces;
+    options.fuse_token_prepass = fuse;
     return internal::CreateSm90RunnerWithoutDevice(info, api, options,
                                                    const_cast<void*>(Addr(kWorkspace)));
   }
@@ -343,6 +344,48 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
   moved[0].sfa = Addr(reinterpret_cast<uintptr_t>(moved[0].sfa) + 0x100);
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(moved)}, again.get()));
   EXPECT_FALSE(plan->SameLaunch(*again)) << "the token scales are read by the pre-kernel only";
+}
+
+// fuse_token_prepass: a pre-pass plan whose grid fits on the SMs carries the pre-pass block inside
+// the GEMM's parameters (one kernel) with the stream's barrier words after its token region; one
+// with more CTAs than SMs keeps the pre-kernel.
+TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
+  const size_t bytes = size_t{64} << 20;
+  auto gemm = Make(TokenPrepass::kAlways, bytes, 8, /*fuse=*/true);
+  const std::vector<int> ms = {192, 320};  // GPU MODE shape 2: 120 tiles
+  const std::vector<GroupProblem> groups = Groups(ms, 3072, 4096, 5);
+  GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get(), KernelKind::kSimple));
+  ASSERT_LE(plan->grid.x, 132u);
+  EXPECT_FALSE(plan->has_pre());
+  EXPECT_TRUE(plan->fused_pre);
+  EXPECT_EQ(plan->num_kernels(), 1);
+  const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
+  EXPECT_EQ(params->fused_prepass, 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(params->grid_sync), kWorkspace + bytes);
+  long long units = 0;
+  for (int m : ms) units += static_cast<long long>(m) * sm90::TileShape::KBlocks(4096);
+  EXPECT_EQ(params->pre.units, units);
+  EXPECT_EQ(params->pre.num_groups, 2);
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(params->pre.g[s].a, groups[params->info[s].orig].a);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(params->pre.g[s].out), View(params->maps[s].a).address);
+  }
+  // The same problem unfused (a pre-kernel) through a runner without the option.
+  auto plain = Make(TokenPrepass::kAlways, bytes);
+  auto unfused = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(plain->Prepare(args, unfused.get(), KernelKind::kSimple));
+  EXPECT_TRUE(unfused->has_pre());
+  EXPECT_FALSE(unfused->fused_pre);
+  EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(unfused->params)->fused_prepass, 0);
+  // More CTAs than SMs: GPU MODE shape 0 with the simple kernel (256 tiles).
+  const std::vector<GroupProblem> big = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 6);
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get(),
+                                 KernelKind::kSimple));
+  EXPECT_GT(plan->grid.x, 132u);
+  EXPECT_TRUE(plan->has_pre());
+  EXPECT_FALSE(plan->fused_pre);
 }
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
