@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -134,8 +135,30 @@ DeviceBuffer& FlushBuffer() {
   return buf;
 }
 
+// Which kernels of a call the timed batches launch: both (the call), or, to split a call's time,
+// only its GEMM (the tokens the warm-up's pre-passes left in the workspace: wrong results, the
+// same work) or only its token pre-pass.
+enum class Part { kCall, kGemmOnly, kPrepassOnly };
+
+// `plan` reduced to one of its kernels (`part` != kCall; plans with a pre-kernel only).
+void KeepOnly(Part part, LaunchPlan* plan) {
+  if (part == Part::kGemmOnly) {
+    plan->pre.function = nullptr;
+    return;
+  }
+  plan->function = plan->pre.function;
+  plan->grid = plan->pre.grid;
+  plan->block = plan->pre.block;
+  plan->dynamic_smem_bytes = 0;
+  plan->supports_pdl = false;
+  plan->params_bytes = plan->pre.params_bytes;
+  std::memcpy(plan->params, plan->pre.params, plan->pre.params_bytes);
+  plan->pre.function = nullptr;
+}
+
 void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
-                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
+                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto, bool fused = false,
+                 Part part = Part::kCall) {
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm = Runner(mode, fused);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
@@ -154,6 +177,14 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   DeviceBuffer& flush = FlushBuffer();
   for (auto& p : plans) Check(gemm->Launch(*p, stream->get()));  // warm-up
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
+  const bool had_pre = plans[0]->has_pre();
+  if (part != Part::kCall) {
+    if (!had_pre) {
+      state.SkipWithError("the plan has no pre-kernel to split off");
+      return;
+    }
+    for (auto& p : plans) KeepOnly(part, p.get());
+  }
   for (auto _ : state) {
     Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream->get()), "L2 flush");
     Check(cudaEventRecord(start->get(), stream->get()), "record");
@@ -171,10 +202,12 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   state.counters["tiles"] = plans[0]->num_tiles;
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
   state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
-  state.counters["prepass"] = plans[0]->has_pre();
-  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind),
-                              plans[0]->has_pre() ? "+prepass" : "",
-                              plans[0]->fused_pre ? "+fused_prepass" : ""));
+  state.counters["prepass"] = had_pre;
+  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), had_pre ? "+prepass" : "",
+                              plans[0]->fused_pre ? "+fused_prepass" : "",
+                              part == Part::kGemmOnly      ? " (GEMM only)"
+                              : part == Part::kPrepassOnly ? " (pre-pass only)"
+                                                           : ""));
 }
 
 struct BenchShape {
@@ -211,11 +244,11 @@ const char* ModeSuffix(TokenPrepass mode) {
 // One timed batch benchmark (TimeBatches), median of `repetitions`.
 void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, int k,
                    KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto,
-                   bool fused = false) {
+                   bool fused = false, Part part = Part::kCall) {
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [ms, n, k, kind, mode, fused](benchmark::State& st) {
-        TimeBatches(st, ms, n, k, kind, mode, fused);
+      [ms, n, k, kind, mode, fused, part](benchmark::State& st) {
+        TimeBatches(st, ms, n, k, kind, mode, fused, part);
       })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
@@ -232,10 +265,16 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 }
 
 void Register() {
-  // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused".
+  // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused"; a call split into its
+  // two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, TokenPrepass::kAuto, /*fused=*/true);
+    for (Part part : {Part::kGemmOnly, Part::kPrepassOnly}) {
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/",
+                                 part == Part::kGemmOnly ? "gemm_only" : "prepass_only"),
+                    s.m, s.n, s.k, KernelKind::kAuto, 15, TokenPrepass::kAuto, false, part);
+    }
   }
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
@@ -283,6 +322,9 @@ void Register() {
       RegisterTimed(absl::StrCat("steady/w", w, "/k", k, "/fused"), {w},
                     sm90::TileShape::kBlockN * 132, k, KernelKind::kAuto, 5, TokenPrepass::kAuto,
                     /*fused=*/true);
+      RegisterTimed(absl::StrCat("steady/w", w, "/k", k, "/gemm_only"), {w},
+                    sm90::TileShape::kBlockN * 132, k, KernelKind::kAuto, 5, TokenPrepass::kAuto,
+                    false, Part::kGemmOnly);
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
