@@ -460,23 +460,20 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       pre->device_m = args.device_m;
       pre->num_groups = num_groups;
       pre->units = pre_units;
-      const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
-      plan->pre.function = sm90::PrepassFunction(kGroups);
-      plan->pre.grid = dim3(static_cast<unsigned>(
-          std::max<long long>(1, (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads)));
-      plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
-      plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
-      // Fused: the GEMM's warps 1-3 run the same units, then a grid barrier (all CTAs resident:
-      // grid <= SM count, one CTA per SM by its shared memory).
       if (fuse_token_prepass_ && grid <= info_.sm_count) {
+        // Fused: the GEMM's warps 1-3 run the same units, then a grid barrier (all CTAs
+        // resident: grid <= SM count, one CTA per SM by its shared memory); no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;
-        plan->fused_pre = true;
         params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
-        plan->pre.function = nullptr;
-        plan->pre.grid = dim3(1, 1, 1);
-        plan->pre.block = dim3(1, 1, 1);
-        plan->pre.params_bytes = 0;
+        plan->fused_pre = true;
+      } else {
+        const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
+        plan->pre.function = sm90::PrepassFunction(kGroups);
+        plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(
+            1, (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads)));
+        plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
+        plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
       }
     }
     plan->kind = kind;
