@@ -172,6 +172,17 @@ void ExpectGroupMatches(const testing::HostGroup& hg, const std::vector<uint16_t
                     << got[worst_at] << ", want 0x" << ref[worst_at] << std::dec << ")";
 }
 
+// Every group of `dev` against `host`'s reference (all m rows valid).
+void ExpectAllGroupsMatch(const HostGroupedProblem& host, DeviceGroupedProblem& dev, int max_ulps,
+                          const std::string& what) {
+  for (size_t g = 0; g < host.groups.size(); ++g) {
+    auto c = dev.DownloadC(static_cast<int>(g), nullptr);
+    ASSERT_TRUE(c.ok()) << c.status();
+    ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, max_ulps,
+                       absl::StrCat(what, " group ", g));
+  }
+}
+
 class Sm90GemmTest : public ::testing::Test {
  protected:
   // One runner per token pre-pass mode (kAuto: the default options).
@@ -213,13 +224,7 @@ class Sm90GemmTest : public ::testing::Test {
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     ENCORE_ASSERT_OK(gemm->Run(dev->args(), nullptr, kind));
     SyncOrDie();
-    const int max_ulps = dist == Distribution::kGpuMode ? 0 : 1;
-    for (size_t g = 0; g < host.groups.size(); ++g) {
-      auto c = dev->DownloadC(static_cast<int>(g), nullptr);
-      ASSERT_TRUE(c.ok()) << c.status();
-      ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, max_ulps,
-                         absl::StrCat(what, " group ", g));
-    }
+    ExpectAllGroupsMatch(host, *dev, dist == Distribution::kGpuMode ? 0 : 1, what);
   }
 };
 
@@ -486,12 +491,8 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), nullptr), "cudaGraphLaunch"));
     SyncOrDie();
-    for (int g = 0; g < 3; ++g) {
-      auto c = dev->DownloadC(g, nullptr);
-      ASSERT_TRUE(c.ok());
-      ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
-                         absl::StrCat("graph replay ", rep, " group ", g));
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectAllGroupsMatch(host, *dev, 1, absl::StrCat("graph replay ", rep)));
   }
   // PDL launch on a stream: two back-to-back launches, the second programmatic.
   auto stream = Stream::Create();
@@ -500,12 +501,7 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
   ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
   ENCORE_ASSERT_OK(Runner()->Launch(*plan, stream->get(), /*pdl=*/true));
   SyncOrDie(stream->get());
-  for (int g = 0; g < 3; ++g) {
-    auto c = dev->DownloadC(g, nullptr);
-    ASSERT_TRUE(c.ok());
-    ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
-                       absl::StrCat("pdl group ", g));
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(host, *dev, 1, "pdl"));
 }
 
 // Pre-pass plans: two kernels sharing the runner's token workspace. Ragged K with 64-k tail blocks
@@ -536,13 +532,8 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
       const int max_ulps = dist == Distribution::kGpuMode ? 0 : 1;
       auto check = [&](const HostGroupedProblem& h, DeviceGroupedProblem& d,
                        const std::string& what) {
-        for (size_t g = 0; g < h.groups.size(); ++g) {
-          auto c = d.DownloadC(static_cast<int>(g), nullptr);
-          ASSERT_TRUE(c.ok());
-          ExpectGroupMatches(h.groups[g], *c, h.groups[g].shape.m, max_ulps,
-                             absl::StrCat(what, " ", DistName(dist), " ", KernelKindName(kind),
-                                          " group ", g));
-        }
+        ExpectAllGroupsMatch(h, d, max_ulps,
+                             absl::StrCat(what, " ", DistName(dist), " ", KernelKindName(kind)));
       };
       auto stream = Stream::Create();
       ASSERT_TRUE(stream.ok());
@@ -622,12 +613,7 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
     ASSERT_TRUE(p1->fused_pre);
     auto check = [&](const HostGroupedProblem& h, DeviceGroupedProblem& d,
                      const std::string& what) {
-      for (size_t g = 0; g < h.groups.size(); ++g) {
-        auto c = d.DownloadC(static_cast<int>(g), nullptr);
-        ASSERT_TRUE(c.ok());
-        ExpectGroupMatches(h.groups[g], *c, h.groups[g].shape.m, 0,
-                           absl::StrCat(what, " ", KernelKindName(kind), " group ", g));
-      }
+      ExpectAllGroupsMatch(h, d, 0, absl::StrCat(what, " ", KernelKindName(kind)));
     };
     ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
     ENCORE_ASSERT_OK(d2->PoisonOutputs(stream->get()));
@@ -696,12 +682,7 @@ TEST_F(Sm90GemmTest, FirstPlanInsideACaptureConvertsTokensInKernel) {
   ASSERT_TRUE(exec.ok()) << exec.status();
   ENCORE_ASSERT_OK(ToStatus(cudaGraphLaunch(exec->get(), stream->get()), "cudaGraphLaunch"));
   SyncOrDie(stream->get());
-  for (size_t g = 0; g < host.groups.size(); ++g) {
-    auto c = dev->DownloadC(static_cast<int>(g), nullptr);
-    ASSERT_TRUE(c.ok());
-    ExpectGroupMatches(host.groups[g], *c, host.groups[g].shape.m, 1,
-                       absl::StrCat("captured first plan, group ", g));
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(host, *dev, 1, "captured first plan,"));
   auto plan = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK((*runner)->Prepare(dev->args(), plan.get(), KernelKind::kAuto, stream->get()));
   EXPECT_TRUE(plan->has_pre()) << "outside the capture the stream gets its workspace";
