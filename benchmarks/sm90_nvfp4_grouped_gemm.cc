@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
+#if ENCORE_SM90_EXP_STAMPS
+#include "benchmarks/internal/stamp_timeline.h"
+#include "gemm/sm90_nvfp4_grouped_gemm.h"
+#endif
 
 namespace encore::gemm {
 namespace {
@@ -156,9 +161,40 @@ void KeepOnly(Part part, LaunchPlan* plan) {
   plan->pre.function = nullptr;
 }
 
+#if ENCORE_SM90_EXP_STAMPS
+// The stamps/ family (the measurement build _exp_stamps only): one more flushed batch with the
+// kernels' stamp log on, printed as a time line per call (benchmarks/internal/stamp_timeline.h).
+void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
+                   const std::vector<std::unique_ptr<LaunchPlan>>& plans, cudaStream_t stream) {
+  constexpr uint32_t kCapacity = 1u << 20;
+  auto records = DeviceBuffer::Create(kCapacity * sizeof(sm90::StampRecord));
+  auto log = DeviceBuffer::Create(sizeof(sm90::StampLog));
+  Check(records.status());
+  Check(log.status());
+  const sm90::StampLog host_log{0, kCapacity, static_cast<sm90::StampRecord*>(records->get())};
+  Check(cudaMemcpy(log->get(), &host_log, sizeof(host_log), cudaMemcpyHostToDevice), "log");
+  DeviceBuffer& flush = FlushBuffer();
+  Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream), "L2 flush");
+  Check(cudaStreamSynchronize(stream), "flush");
+  Check(sm90::SetStampLog(static_cast<sm90::StampLog*>(log->get())), "stamp log on");
+  for (auto& p : plans) Check(gemm->Launch(*p, stream));
+  Check(cudaStreamSynchronize(stream), "stamped batch");
+  Check(sm90::SetStampLog(nullptr), "stamp log off");
+  sm90::StampLog back;
+  Check(cudaMemcpy(&back, log->get(), sizeof(back), cudaMemcpyDeviceToHost), "log back");
+  std::vector<sm90::StampRecord> recs(std::min(back.count, kCapacity));
+  Check(cudaMemcpy(recs.data(), records->get(), recs.size() * sizeof(recs[0]),
+                   cudaMemcpyDeviceToHost),
+        "records back");
+  std::printf("== %s: %u stamps%s\n%s", name.c_str(), back.count,
+              back.count > kCapacity ? " (log full: some dropped)" : "",
+              benchmarks::FormatTimeline(benchmarks::BuildTimeline(recs)).c_str());
+}
+#endif
+
 void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
                  KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto, bool fused = false,
-                 Part part = Part::kCall) {
+                 Part part = Part::kCall, const std::string& name = "", bool pdl = false) {
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm = Runner(mode, fused);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
@@ -175,7 +211,7 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   Check(start.status());
   Check(stop.status());
   DeviceBuffer& flush = FlushBuffer();
-  for (auto& p : plans) Check(gemm->Launch(*p, stream->get()));  // warm-up
+  for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
   const bool had_pre = plans[0]->has_pre();
   if (part != Part::kCall) {
@@ -188,7 +224,7 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   for (auto _ : state) {
     Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream->get()), "L2 flush");
     Check(cudaEventRecord(start->get(), stream->get()), "record");
-    for (auto& p : plans) Check(gemm->Launch(*p, stream->get()));
+    for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));
     Check(cudaEventRecord(stop->get(), stream->get()), "record");
     Check(cudaEventSynchronize(stop->get()), "sync");
     float ms_elapsed = 0;
@@ -203,8 +239,12 @@ void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
   state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
   state.counters["prepass"] = had_pre;
+#if ENCORE_SM90_EXP_STAMPS
+  static std::set<std::string> printed;  // once per benchmark, not per repetition
+  if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get());
+#endif
   state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), had_pre ? "+prepass" : "",
-                              plans[0]->fused_pre ? "+fused_prepass" : "",
+                              plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
                                                            : ""));
@@ -244,11 +284,11 @@ const char* ModeSuffix(TokenPrepass mode) {
 // One timed batch benchmark (TimeBatches), median of `repetitions`.
 void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, int k,
                    KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto,
-                   bool fused = false, Part part = Part::kCall) {
+                   bool fused = false, Part part = Part::kCall, bool pdl = false) {
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [ms, n, k, kind, mode, fused, part](benchmark::State& st) {
-        TimeBatches(st, ms, n, k, kind, mode, fused, part);
+      [ms, n, k, kind, mode, fused, part, name, pdl](benchmark::State& st) {
+        TimeBatches(st, ms, n, k, kind, mode, fused, part, name, pdl);
       })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
@@ -267,6 +307,22 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 void Register() {
   // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused"; a call split into its
   // two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
+  // Launched with PDL (Launch(plan, stream, /*pdl=*/true): each call may start while the one
+  // before it finishes): "<prefix>/<shape>/auto/pdl" and ".../auto/fused/pdl".
+  for (const BenchShape& s : kShapes) {
+    for (bool fused : {false, true}) {
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto", fused ? "/fused" : "", "/pdl"), s.m,
+                    s.n, s.k, KernelKind::kAuto, 30, TokenPrepass::kAuto, fused, Part::kCall,
+                    /*pdl=*/true);
+    }
+  }
+  for (const BenchShape& s : kFewTileShapes) {
+    for (bool fused : {false, true}) {
+      RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto", fused ? "/fused" : "", "/pdl"),
+                    s.m, s.n, s.k, KernelKind::kAuto, 15, TokenPrepass::kAuto, fused, Part::kCall,
+                    /*pdl=*/true);
+    }
+  }
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, TokenPrepass::kAuto, /*fused=*/true);

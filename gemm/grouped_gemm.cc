@@ -413,7 +413,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     params->num_groups = num_groups;
     params->num_tiles = tiles;
 
-    if (kind == KernelKind::kAuto) kind = ChooseKernel(tiles, info_.sm_count);
+    const bool auto_kind = kind == KernelKind::kAuto;
+    if (auto_kind) kind = ChooseKernel(tiles, info_.sm_count);
+    // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
+    // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
+    // 256 tiles, simple 120 us, persistent 119 us).
+    if (auto_kind && prepass && fuse_token_prepass_ && kind == KernelKind::kSimple &&
+        tiles > info_.sm_count) {
+      kind = KernelKind::kPersistent;
+    }
     int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
     if (kind == KernelKind::kStreamK) {
       grid = info_.sm_count;

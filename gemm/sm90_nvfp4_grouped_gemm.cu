@@ -17,6 +17,13 @@ const void* InKernelFunction(KernelKind kind, int group_capacity) {
 }
 }  // namespace internal
 
+#if ENCORE_SM90_EXP_STAMPS
+cudaError_t SetStampLog(StampLog* device_log) {
+  cudaError_t err = cudaMemcpyToSymbol(g_stamp_log, &device_log, sizeof(device_log));
+  return err != cudaSuccess ? err : internal::SetPrepassUnitStampLog(device_log);
+}
+#endif
+
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source) {
   return source == TokenSource::kPrepass ? internal::PrepassKernelFunction(kind, group_capacity)
                                          : internal::InKernelFunction(kind, group_capacity);

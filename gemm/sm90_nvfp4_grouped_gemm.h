@@ -13,6 +13,7 @@
 
 #include <cstddef>
 
+#include "gemm/kernels/internal/stamp_log.h"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 
@@ -33,10 +34,19 @@ size_t ParamsBytes(int group_capacity);
 // first failing call's error.
 cudaError_t ConfigureKernels();
 
+#if ENCORE_SM90_EXP_STAMPS
+// Measurement only (the manual build _exp_stamps): points both kernel translation units at a
+// device-resident log (nullptr: stop stamping).
+cudaError_t SetStampLog(StampLog* device_log);
+#endif
+
 namespace internal {
 // One table per token source, each defined in the .cu that instantiates those kernels.
 const void* InKernelFunction(KernelKind kind, int group_capacity);
 const void* PrepassKernelFunction(KernelKind kind, int group_capacity);
+#if ENCORE_SM90_EXP_STAMPS
+cudaError_t SetPrepassUnitStampLog(StampLog* device_log);
+#endif
 }  // namespace internal
 
 }  // namespace encore::gemm::sm90

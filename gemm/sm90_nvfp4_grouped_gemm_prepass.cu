@@ -19,6 +19,11 @@ namespace internal {
 const void* PrepassKernelFunction(KernelKind kind, int group_capacity) {
   return KernelTable<TokenSource::kPrepass, /*kWithStreamK=*/false>(kind, group_capacity);
 }
+#if ENCORE_SM90_EXP_STAMPS
+cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
+  return cudaMemcpyToSymbol(g_stamp_log, &device_log, sizeof(device_log));
+}
+#endif
 }  // namespace internal
 
 const void* PrepassFunction(int group_capacity) {

@@ -15,7 +15,7 @@
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
-//                  with Params::fused_prepass warps 1-3 convert them first (fused_prepass.cuh);
+//                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
 //   warpgroups 1-2: weight dequant + wgmma + epilogue (staged through shared memory, 16-byte
 //                  coalesced stores, masked to the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
@@ -42,6 +42,7 @@
 #include "gemm/kernels/internal/producer.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/smem_layout.cuh"
+#include "gemm/kernels/internal/stamps.cuh"
 #include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/internal/tile_scheduler.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
@@ -77,6 +78,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                                                           : WarpRole::kIdle)));
 
   if (tid == 0) {
+    Stamp(StampEvent::kGemmEntry);
     // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
     // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
     for (int s = 0; s < P::kRawStages; ++s) {
@@ -95,6 +97,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
     GridDependencyWait();
   }
+  if (tid == 128) Stamp(StampEvent::kGemmWaited);
+
+  if constexpr (P::kPrepass) {
+    // Before the register reallocation: the converters keep the launch's 168 registers.
+    if (p.fused_prepass && warp != 0) FusedPrepass(p, tid - 32, role == WarpRole::kConsumer);
+  }
 
   uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
   if (role != WarpRole::kConsumer) {
@@ -111,10 +119,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         });
         // Every weight load is issued: dependents may start launching (they wait for our
         // completion with griddepcontrol.wait before touching memory).
+        // NOTES: runs 49-50 (stamps) saw no dependent of this kernel start before its last CTA
+        // ended, also with every thread triggering first; see benchmarks/results/NOTES.md.
         GridDependentsLaunch();
+        Stamp(StampEvent::kTrigger);
       }
     } else if constexpr (P::kPrepass) {
-      if (p.fused_prepass) FusedPrepass(p, tid - 32);  // warps 1-3: convert, grid barrier
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {
@@ -139,12 +149,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w.t);
       if (tc.rows <= 0) return;
+      if (tid == 128) Stamp(StampEvent::kTileStart);
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+      if (tid == 128) Stamp(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
       EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      if (tid == 128) Stamp(StampEvent::kTileEnd);
     });
   }
 }

@@ -234,8 +234,8 @@ struct alignas(64) Params {
   float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
   int* sk_counters;    // gridDim.x, zero between launches
   // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
-  // warps 1-3 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on
-  // grid_sync[0] (arrivals) / grid_sync[1] (generation), before the first token load.
+  // warps 1-11 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on the
+  // counter grid_sync[0] (fused_prepass.cuh), before the first token load.
   int fused_prepass;
   int pad2;
   unsigned int* grid_sync;  // 2 words in the stream's token workspace, zero when allocated

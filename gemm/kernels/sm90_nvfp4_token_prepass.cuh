@@ -23,14 +23,28 @@
 
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/stamps.cuh"
 #include "gemm/kernels/internal/token_dequant.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
 namespace encore::gemm::sm90 {
 
-// Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
+// One thread's share of a work unit: its loaded words and scales and where its output goes
+// (PrepassLoad), converted and stored by PrepassStore. Split so that a thread with several units
+// (the fused pre-pass) can have all their loads in flight before the first conversion.
+struct PrepassJob {
+  uint32_t w[4];
+  uint32_t s0, s1;
+  uint4* dst;  // nullptr: nothing to store (a row past the step's dynamic M)
+  bool upper;
+};
+
+// Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
 template <int kGroups>
-__device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
+__device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
+                                                  int q) {
+  PrepassJob j;
+  j.dst = nullptr;
   // The group holding unit u: the last one whose unit_start <= u (binary search).
   int lo = 0, hi = p.num_groups - 1;
   while (lo < hi) {
@@ -47,42 +61,57 @@ __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, lon
   const int row = static_cast<int>(local / kbs);
   const int kb = static_cast<int>(local % kbs);
   const int m = p.device_m != nullptr ? min(g.m, p.device_m[g.orig]) : g.m;
-  if (row >= m) return;  // dynamic M: rows past the step's M are never read by the GEMM's stores
+  if (row >= m) return j;  // dynamic M: rows past the step's M are never read by the GEMM's stores
 
   const bool half = TileShape::HalfBlock(g.k, kb);
   const uint8_t* src = g.a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
-  uint32_t w[4];
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
-    w[c] = (half && c >= 2) ? 0u : __ldg(reinterpret_cast<const uint32_t*>(src + 16 * c));
+    j.w[c] = (half && c >= 2) ? 0u : __ldg(reinterpret_cast<const uint32_t*>(src + 16 * c));
   }
   // Blocked scales: ((row / 128) * ceil(K / 64) + j / 4) * 512 + (row % 32) * 16 + ...
   const uint8_t* sp = g.sfa + (static_cast<size_t>(row / 128) * (g.k / 64) + 2 * kb) * 512 +
                       (row & 31) * 16 + ((row & 127) >> 5) * 4;
-  const uint32_t s0 = __ldg(reinterpret_cast<const uint32_t*>(sp));
-  const uint32_t s1 = half ? 0u : __ldg(reinterpret_cast<const uint32_t*>(sp + 512));
+  j.s0 = __ldg(reinterpret_cast<const uint32_t*>(sp));
+  j.s1 = half ? 0u : __ldg(reinterpret_cast<const uint32_t*>(sp + 512));
+  j.upper = q >= 2;
+  j.dst = reinterpret_cast<uint4*>(g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) +
+                                   kb * 128 + 32 * q);
+  return j;
+}
+
+// The loaded job -> 64 bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3).
+__device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
+  if (j.dst == nullptr) return;
   uint32_t sc[4][2];
-  TokenScales</*kOneMul=*/false>(s0, s1, sc);
-  const bool upper = q >= 2;  // (no runtime array index: that would put sc in local memory)
-  const uint32_t s[4] = {upper ? sc[0][1] : sc[0][0], upper ? sc[1][1] : sc[1][0],
-                         upper ? sc[2][1] : sc[2][0], upper ? sc[3][1] : sc[3][0]};
+  TokenScales</*kOneMul=*/false>(j.s0, j.s1, sc);
+  // (no runtime array index: that would put sc in local memory)
+  const uint32_t s[4] = {j.upper ? sc[0][1] : sc[0][0], j.upper ? sc[1][1] : sc[1][0],
+                         j.upper ? sc[2][1] : sc[2][0], j.upper ? sc[3][1] : sc[3][0]};
   uint4 out[4];
-  ConvertTokenColumn</*kOneMul=*/false>(w, s, out);
-  uint4* dst = reinterpret_cast<uint4*>(
-      g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) + kb * 128 + 32 * q);
+  ConvertTokenColumn</*kOneMul=*/false>(j.w, s, out);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) dst[i] = out[i];
+  for (int i = 0; i < 4; ++i) j.dst[i] = out[i];
+}
+
+// Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
+template <int kGroups>
+__device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
+  PrepassStore(PrepassLoad(p, u, q));
 }
 
 template <int kGroups>
 __global__ void __launch_bounds__(kPrepassThreads)
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
+  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassEntry);
   GridDependentsLaunch();
   GridDependencyWait();
+  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
   const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
   const long long u = tid / kPrepassThreadsPerUnit;
   if (u >= p.units) return;
   PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassDone);
 }
 
 }  // namespace encore::gemm::sm90

@@ -650,6 +650,12 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   ENCORE_ASSERT_OK(gemm->Prepare(dbig->args(), pbig.get(), KernelKind::kSimple));
   EXPECT_TRUE(pbig->has_pre());
   EXPECT_FALSE(pbig->fused_pre);
+  // ... unless the kernel is the runner's choice: the persistent kernel, fused.
+  ENCORE_ASSERT_OK(gemm->Prepare(dbig->args(), pbig.get()));
+  EXPECT_TRUE(pbig->fused_pre);
+  RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
+              KernelKind::kAuto, "more tiles than SMs, the runner's choice (persistent, fused)",
+              TokenPrepass::kAlways, gemm);
 }
 
 // A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):

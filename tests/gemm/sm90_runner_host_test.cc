@@ -386,6 +386,16 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   EXPECT_GT(plan->grid.x, 132u);
   EXPECT_TRUE(plan->has_pre());
   EXPECT_FALSE(plan->fused_pre);
+  // ... unless the kernel is the runner's choice: then the persistent kernel, fused.
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
+  EXPECT_EQ(plan->kind, KernelKind::kPersistent);
+  EXPECT_EQ(plan->grid.x, 132u);
+  EXPECT_TRUE(plan->fused_pre);
+  EXPECT_FALSE(plan->has_pre());
+  // The same choice without fusion stays the simple kernel with a pre-kernel.
+  ENCORE_ASSERT_OK(plain->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
+  EXPECT_EQ(plan->kind, KernelKind::kSimple);
+  EXPECT_TRUE(plan->has_pre());
 }
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {

@@ -1,9 +1,10 @@
-// The token pre-pass fused into the sm90 GEMM kernel (Params::fused_prepass): warps 1-3 of every
-// CTA convert a share of the pre-pass units into the stream's fp16 workspace, then one grid-wide
-// barrier, after which the token producer's TMA loads may read any CTA's rows.
+// The token pre-pass fused into the sm90 GEMM kernel (Params::fused_prepass): every warp but the
+// weight producer's (warps 1-11) converts a share of the pre-pass work into the stream's fp16
+// workspace while warp 0 already loads weights, then one grid-wide barrier, after which the token
+// producer's TMA loads may read any CTA's rows.
 //
-// Example (inside the kernel, warps 1-3 of a pre-pass kernel, t = tid - 32):
-//   if (p.fused_prepass) FusedPrepass(p, t);   // then warp 1 lane 0 loads token tiles
+// Example (inside the kernel, before the roles' register reallocation, t = tid - 32):
+//   if (p.fused_prepass && warp != 0) FusedPrepass(p, t, role == WarpRole::kConsumer);
 #pragma once
 
 #include <cstdint>
@@ -14,45 +15,66 @@
 
 namespace encore::gemm::sm90 {
 
-inline constexpr int kFusedPrepassThreads = 96;  // warps 1-3
+// Converting threads per CTA (warps 1-11) and the jobs (one thread's share of a unit) each has in
+// flight at once: run 45's version (warps 1-3, one job at a time) lost 3-11% to the latency of
+// each job's loads.
+inline constexpr int kFusedPrepassThreads = TileShape::kThreads - 32;
+inline constexpr int kFusedPrepassBatch = 4;
 inline constexpr uint32_t kFusedPrepassBarrier = 4;  // named barrier (1-2: epilogue, 3: stream-K)
 
-// NOTES: a sense-reversing grid barrier. Every CTA reads the generation before it arrives (it
-// cannot advance before this CTA's own arrival), the last arriver resets the count and then
-// advances the generation (release), the others spin on it (acquire). Nothing else touches the
-// words, and the next launch on the stream arrives only after this one completed (it converts
-// after griddepcontrol.wait), so no reset is needed between launches. Requires every CTA of the
-// grid to be resident at once: the runner fuses only plans with grid <= SM count at one CTA per SM.
-// Release/acquire: the 96 converting threads' stores, bar.sync, thread 0's fence + atomic; the
-// waiters' acquire load; both sides fence the async proxy (the tokens are then read by TMA).
-__device__ __forceinline__ void GridBarrier(uint32_t* words) {
-  const uint32_t gen = LdAcquireGpu(words + 1);
-  __threadfence();
-  const uint32_t arrived = atomicAdd(words, 1u);
-  if (arrived == gridDim.x - 1) {
-    atomicExch(words, 0u);
-    __threadfence();
-    atomicAdd(words + 1, 1u);
-  } else {
-    while (LdAcquireGpu(words + 1) == gen) {
-    }
+// NOTES: a grid barrier on one counter (grid_sync[0]) to which every launch adds exactly
+// kGridBarrierSpan: CTA 0 adds kGridBarrierSpan - (gridDim.x - 1), every other CTA 1. The counter
+// is a multiple of the span between launches (zeroed at allocation; the next launch on the stream
+// arrives only after this one completed: it converts after griddepcontrol.wait), so a CTA that
+// reads it before arriving knows the launch's target (base + span) without an atomic round trip:
+// arrive = one red.release, wait = acquire loads until the target (wrap-around safe). Requires
+// every CTA of the grid to be resident at once: the runner fuses only plans with grid <= SM count
+// at one CTA per SM. Release/acquire: each converting thread's stores and async-proxy fence, the
+// named barrier, thread 0's red.release (cumulative); the waiters' acquire load and async-proxy
+// fence (the tokens are then read by TMA).
+inline constexpr uint32_t kGridBarrierSpan = 1u << 20;
+
+__device__ __forceinline__ uint32_t GridBarrierTarget(const uint32_t* count) {
+  return (LdAcquireGpu(count) & ~(kGridBarrierSpan - 1)) + kGridBarrierSpan;
+}
+
+__device__ __forceinline__ void GridBarrierArriveAndWait(uint32_t* count, uint32_t target) {
+  RedReleaseGpuAdd(count, blockIdx.x == 0 ? kGridBarrierSpan - (gridDim.x - 1) : 1u);
+  while (static_cast<int32_t>(LdAcquireGpu(count) - target) < 0) {
   }
   FenceProxyAsyncGlobal();
 }
 
-// Thread t (0..95) of warps 1-3: units b * 24 + t / 4, stepping by gridDim.x * 24; returns after
-// the grid barrier (only t == 0 waits for it: the token producer is warp 1 lane 0).
+// Thread t (0..351) of warps 1-11: jobs (unit, quarter) = j, j + T, ... with j = blockIdx.x * 352
+// + t and T = gridDim.x * 352, kFusedPrepassBatch loaded before any is converted. The consumer
+// warps (`arrive_only`) leave after their stores are fenced; warps 1-3 wait for them and thread 0
+// (the token producer, warp 1 lane 0) then waits for the whole grid.
 template <int kGroups>
-__device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t) {
-  constexpr int kUnitsPerPass = kFusedPrepassThreads / kPrepassThreadsPerUnit;
-  const long long stride = static_cast<long long>(gridDim.x) * kUnitsPerPass;
-  for (long long u = static_cast<long long>(blockIdx.x) * kUnitsPerPass + t / 4; u < p.pre.units;
-       u += stride) {
-    PrepassUnit(p.pre, u, t % 4);
+__device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bool arrive_only) {
+  // Read before this CTA arrives (and while its loads are in flight).
+  const uint32_t target = t == 0 ? GridBarrierTarget(p.grid_sync) : 0u;
+  const long long jobs = p.pre.units * kPrepassThreadsPerUnit;
+  const long long stride = static_cast<long long>(gridDim.x) * kFusedPrepassThreads;
+  for (long long j0 = static_cast<long long>(blockIdx.x) * kFusedPrepassThreads + t; j0 < jobs;
+       j0 += kFusedPrepassBatch * stride) {
+    PrepassJob job[kFusedPrepassBatch];
+#pragma unroll
+    for (int b = 0; b < kFusedPrepassBatch; ++b) {
+      const long long j = j0 + b * stride;
+      job[b].dst = nullptr;
+      if (j < jobs) job[b] = PrepassLoad(p.pre, j / kPrepassThreadsPerUnit,
+                                         static_cast<int>(j % kPrepassThreadsPerUnit));
+    }
+#pragma unroll
+    for (int b = 0; b < kFusedPrepassBatch; ++b) PrepassStore(job[b]);
   }
   FenceProxyAsyncGlobal();
+  if (arrive_only) {
+    NamedBarrierArrive(kFusedPrepassBarrier, kFusedPrepassThreads);
+    return;
+  }
   NamedBarrierSync(kFusedPrepassBarrier, kFusedPrepassThreads);
-  if (t == 0) GridBarrier(p.grid_sync);
+  if (t == 0) GridBarrierArriveAndWait(p.grid_sync, target);
 }
 
 }  // namespace encore::gemm::sm90

@@ -112,9 +112,16 @@ __device__ __forceinline__ uint32_t LdAcquireGpu(const uint32_t* p) {
   return v;
 }
 
+__device__ __forceinline__ void RedReleaseGpuAdd(uint32_t* p, uint32_t v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 // ---- barriers, registers, PDL ----
 __device__ __forceinline__ void NamedBarrierSync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void NamedBarrierArrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 template <uint32_t kRegs>
 __device__ __forceinline__ void RegAlloc() {

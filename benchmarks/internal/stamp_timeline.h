@@ -1,0 +1,47 @@
+// Lays a kernel stamp log (gemm/kernels/internal/stamp_log.h, the measurement build
+// _exp_stamps) out as one time line per call: for each launch of the pre-pass and of the GEMM,
+// the earliest and latest stamp of each event over its CTAs, in microseconds from the log's first
+// stamp. Host code only (unit-tested on the CPU); the benchmark's stamps/ family prints it.
+//
+// Example:
+//   std::vector<sm90::StampRecord> recs = ...;  // copied back from the device log
+//   Timeline tl = BuildTimeline(recs);
+//   std::printf("%s", FormatTimeline(tl).c_str());
+#ifndef ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_
+#define ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_
+
+#include <string>
+#include <vector>
+
+#include "gemm/kernels/internal/stamp_log.h"
+
+namespace encore::benchmarks {
+
+// One event's spread over the CTAs of one launch (us from the log's first stamp); n = 0: absent.
+struct EventSpan {
+  int n = 0;
+  double first_us = 0, last_us = 0;
+};
+
+struct LaunchLine {
+  EventSpan ev[static_cast<int>(gemm::sm90::StampEvent::kNumEvents)];
+};
+
+// Launch k of a kernel = the CTAs whose entry stamp is the k-th of their blockIdx; every other
+// stamp of a CTA joins the latest entry of the same blockIdx on the same SM before it (one CTA of
+// a kernel per SM at a time: the GEMM's shared memory; the pre-pass blocks of one launch have
+// distinct blockIdx). pre[k] and gemm[k] are the k-th launches of each kernel.
+struct Timeline {
+  std::vector<LaunchLine> pre, gemm;
+};
+
+Timeline BuildTimeline(const std::vector<gemm::sm90::StampRecord>& records);
+
+// One line per call: the pre-pass's entry / waited / done and the GEMM's entry / waited / first
+// tile start / last main-loop end / last tile end / trigger, each "first..last" us; then the
+// medians over the calls after the first of the gaps between them.
+std::string FormatTimeline(const Timeline& timeline);
+
+}  // namespace encore::benchmarks
+
+#endif  // ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_

@@ -1,0 +1,45 @@
+// Plain data of the kernels' stamp log (measurement only: the manual build _exp_stamps, see
+// stamps.cuh), shared by the kernels and the host code that reads the log back.
+//
+// Example (host, built with -DENCORE_SM90_EXP_STAMPS=1):
+//   StampLog log{0, capacity, device_records};  // copied to device memory
+//   sm90::SetStampLog(device_log);               // gemm/sm90_nvfp4_grouped_gemm.h
+#ifndef ENCORE_GEMM_KERNELS_INTERNAL_STAMP_LOG_H_
+#define ENCORE_GEMM_KERNELS_INTERNAL_STAMP_LOG_H_
+
+#include <cstdint>
+
+#ifndef ENCORE_SM90_EXP_STAMPS
+#define ENCORE_SM90_EXP_STAMPS 0
+#endif
+
+namespace encore::gemm::sm90 {
+
+enum class StampEvent : uint32_t {
+  kPrepassEntry = 0,   // pre-pass block, thread 0, first instruction
+  kPrepassWaited = 1,  // ... after griddepcontrol.wait
+  kPrepassDone = 2,    // ... after its unit
+  kGemmEntry = 3,      // GEMM CTA, thread 0, first instruction
+  kGemmWaited = 4,     // first consumer thread, after griddepcontrol.wait
+  kTileStart = 5,      // first consumer thread, before a tile's main loop
+  kTileLoopEnd = 6,    // ... after it (before the epilogue)
+  kTileEnd = 7,        // ... after the epilogue
+  kTrigger = 8,        // weight producer, after griddepcontrol.launch_dependents
+  kNumEvents = 9,
+};
+
+struct StampRecord {
+  uint64_t t;      // %globaltimer, ns
+  uint32_t event;  // StampEvent | smid << 8
+  uint32_t block;  // blockIdx.x
+};
+
+struct StampLog {
+  uint32_t count;  // records appended (beyond capacity they were dropped)
+  uint32_t capacity;
+  StampRecord* records;
+};
+
+}  // namespace encore::gemm::sm90
+
+#endif  // ENCORE_GEMM_KERNELS_INTERNAL_STAMP_LOG_H_
