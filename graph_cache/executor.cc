@@ -450,7 +450,8 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
       return false;
     }
     const Variant::Node& node = v->nodes[i];
-    if (plan->function != node.function || (node.pdl && !plan->supports_pdl)) {
+    if (plan->function != node.function ||
+        (node.pdl && (!plan->supports_pdl || plan->has_pre()))) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
@@ -485,7 +486,12 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
       return Outcome{false, FallbackReason::kPrepareFailed};
     }
     plan_ptrs_.push_back(plan);
-    pdl_[i] = i > 0 && multi && plan->supports_pdl && !early_reads_.Overlaps(calls[i].args);
+    // NOTES: no programmatic edge in front of a plan with a pre-kernel (the unfused token
+    // pre-pass): run 51 measured such edges 11-16% slower on GPU MODE shapes 2-3 (batch graph vs
+    // per-call graphs; the kernel benchmark's auto/pdl: +15-25%), while edges in front of
+    // single-kernel plans gained (tiny -28%, fused pre-pass -1..-3%).
+    pdl_[i] = i > 0 && multi && plan->supports_pdl && !plan->has_pre() &&
+              !early_reads_.Overlaps(calls[i].args);
     bytes += options_.per_node_bytes + plan->params_bytes;
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }

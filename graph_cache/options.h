@@ -64,8 +64,9 @@ struct ExecutorOptions {
   // Dynamic-M key buckets (see signature.h: the launch is always planned for the exact m).
   MBucketPolicy m_bucket;
   // Programmatic dependent launch between consecutive nodes of multi-kernel graphs, for nodes
-  // whose LaunchPlan::supports_pdl and whose early reads (weights, weight scales, dynamic M) do
-  // not overlap an output of the graph's calls (internal/early_reads.h).
+  // whose LaunchPlan::supports_pdl, that have no pre-kernel (measured slower behind an edge: see
+  // executor.cc) and whose early reads (weights, weight scales, dynamic M) do not overlap an
+  // output of the graph's calls (internal/early_reads.h).
   bool use_pdl = true;
   // Largest number of calls in one batch (explicit batches and recorded periods).
   int max_batch_calls = 256;

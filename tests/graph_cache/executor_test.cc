@@ -757,6 +757,33 @@ TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false}));
 }
 
+// Plans with a pre-kernel (the unfused token pre-pass) get no programmatic edge in front of them
+// (measured slower, run 51); a variant captured with an edge is re-created, not patched, when a
+// call's plan gains one.
+TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
+                            {b.args(), KernelKind::kSimple},
+                            {c.args(), KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  static const int kPreTag = 0;
+  gemm_.SetPreKernel(&kPreTag);
+  HostProblem c2({{16, 64, 64}}, 4);  // same structure, new binding: would patch node 2
+  const GemmCall rebound[] = {{a.args(), KernelKind::kSimple},
+                              {b.args(), KernelKind::kSimple},
+                              {c2.args(), KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(rebound, FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 2u);  // re-created
+  EXPECT_EQ(exec_->counters().patches, 0u);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false, false}));
+  gemm_.SetPreKernel(nullptr);
+}
+
 TEST_F(ExecutorTest, PdlCanBeDisabled) {
   ExecutorOptions o;
   o.min_repeats = 1;

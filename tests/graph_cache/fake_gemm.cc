@@ -78,6 +78,7 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   plan->num_tiles = static_cast<int>(plan->grid.x * plan->grid.y);
   plan->params_bytes = sizeof(FakeParams);
   std::memcpy(plan->params, &params, sizeof(FakeParams));
+  plan->pre.function = pre_kernel_.load();
   return absl::OkStatus();
 }
 

@@ -54,6 +54,9 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
 
   // Test hooks.
   void FailNextLaunches(int n) { fail_launches_.store(n); }
+  // Plans prepared from now on carry a pre-kernel with this function (a tag; never launched in
+  // host mode); nullptr: none.
+  void SetPreKernel(const void* tag) { pre_kernel_.store(tag); }
   int64_t prepares() const { return prepares_.load(); }
   // The stream the last Prepare was for.
   cudaStream_t last_prepare_stream() const { return last_prepare_stream_.load(); }
@@ -64,6 +67,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   Device device_;
   int64_t auto_threshold_;
   mutable std::atomic<int> fail_launches_{0};
+  std::atomic<const void*> pre_kernel_{nullptr};
   std::atomic<int64_t> prepares_{0};
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
   mutable std::atomic<int64_t> launches_{0};
