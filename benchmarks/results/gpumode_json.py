@@ -30,13 +30,17 @@ def main():
     a = ap.parse_args()
     bench = json.load(open(os.path.join(a.run_dir, "bench.json")))
     torch = json.load(open(os.path.join(a.run_dir, "torch.json")))
-    medians = {}
+    medians, fused_pdl = {}, {}
     for b in bench["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
         parts = b["name"].split("/")
-        if parts[0] == "gpumode" and parts[2] == "auto":
+        if parts[0] != "gpumode" or parts[2] != "auto":
+            continue
+        if parts[3].startswith("iterations"):  # "gpumode/<shape>/auto/iterations:..." only
             medians[parts[1]] = (b["real_time"], b.get("label", ""))
+        elif parts[3:5] == ["fused", "pdl"]:  # the opt-in mode, reported beside it when run
+            fused_pdl[parts[1]] = b["real_time"]
     shapes = []
     for name, (m, n, k) in SHAPES.items():
         t = next(s for s in torch["shapes"] if s["m"] == m and s["n"] == n and s["k"] == k)
@@ -46,6 +50,8 @@ def main():
                        "torch_bf16_us": round(t["torch_bf16_us"], 2),
                        "kernel": kernel.split("+")[0], "token_prepass": kernel.endswith("+prepass"),
                        "speedup_vs_torch": round(t["torch_bf16_us"] / us, 3)})
+        if name in fused_pdl:
+            shapes[-1]["encore_fused_pre_pass_pdl_us"] = round(fused_pdl[name], 2)
     geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
     out = {
         "date": a.date, "commit": a.commit, "device": a.device, "command": a.command,
@@ -56,6 +62,13 @@ def main():
         "geomean_encore_us": round(geo([s["encore_us"] for s in shapes]), 2),
         "geomean_torch_bf16_us": round(geo([s["torch_bf16_us"] for s in shapes]), 2),
     }
+    if all("encore_fused_pre_pass_pdl_us" in s for s in shapes):
+        out["geomean_encore_fused_pre_pass_pdl_us"] = round(
+            geo([s["encore_fused_pre_pass_pdl_us"] for s in shapes]), 2)
+        out["fused_pre_pass_pdl"] = (
+            "opt-in mode, not the default: RunnerOptions::fuse_token_prepass = true and every call "
+            "launched with Launch(plan, stream, /*pdl=*/true) (kernel benchmark gpumode/*/auto/"
+            "fused/pdl)")
     json.dump(out, open(a.out, "w"), indent=1)
     print(json.dumps({k: out[k] for k in ("geomean_encore_us", "geomean_torch_bf16_us")}))
 
