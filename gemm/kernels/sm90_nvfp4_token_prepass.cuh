@@ -24,6 +24,7 @@
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/stamps.cuh"
+#include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/internal/token_dequant.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
@@ -80,6 +81,19 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   return j;
 }
 
+#if ENCORE_SM90_PREPASS_SECTOR_STORES
+// v[i] for a runtime i in 0..3 without a local-memory array (selects).
+__device__ __forceinline__ uint4 PickUint4(const uint4 (&v)[4], int i) {
+  const uint4 a = (i & 1) ? v[1] : v[0];
+  const uint4 b = (i & 1) ? v[3] : v[2];
+  return (i & 2) ? b : a;
+}
+__device__ __forceinline__ uint4 ShflXorUint4(unsigned mask, uint4 v, int x) {
+  return make_uint4(__shfl_xor_sync(mask, v.x, x), __shfl_xor_sync(mask, v.y, x),
+                    __shfl_xor_sync(mask, v.z, x), __shfl_xor_sync(mask, v.w, x));
+}
+#endif
+
 // The loaded job -> 64 bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3).
 __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
   if (j.dst == nullptr) return;
@@ -90,8 +104,23 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
                          j.upper ? sc[2][1] : sc[2][0], j.upper ? sc[3][1] : sc[3][0]};
   uint4 out[4];
   ConvertTokenColumn</*kOneMul=*/false>(j.w, s, out);
+#if ENCORE_SM90_PREPASS_SECTOR_STORES
+  // NOTES: the unit's 4 threads (lanes 4u..4u+3, q = lane & 3) exchange chunks (3 xor-shuffle
+  // rounds) so that store k of lane q writes chunk 4k + q of the unit: each store instruction then
+  // covers 64 contiguous bytes per unit (full 32-byte sectors) instead of 16 bytes every 64.
+  const int q = static_cast<int>(threadIdx.x & 3);
+  const unsigned mask = 0xFu << (threadIdx.x & 28);
+  uint4 y[4];
+  y[0] = PickUint4(out, q);
+#pragma unroll
+  for (int x = 1; x < 4; ++x) y[x] = ShflXorUint4(mask, PickUint4(out, q ^ x), x);
+  uint4* unit = j.dst - 4 * q;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) unit[4 * k + q] = PickUint4(y, q ^ k);
+#else
 #pragma unroll
   for (int i = 0; i < 4; ++i) j.dst[i] = out[i];
+#endif
 }
 
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.

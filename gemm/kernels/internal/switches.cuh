@@ -50,6 +50,13 @@
 // +2..3% on s2/s3; 8 parts +3..10%.
 #define ENCORE_SM90_PIPE_PARTS 4
 #endif
+#ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
+// 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
+//    chunks so each store instruction writes full 32-byte sectors (sm90_nvfp4_token_prepass.cuh):
+//    the pre-pass alone 13.6 -> 7.7 us on GPU MODE shape 0, 5.8 -> 4.2 on shape 2; calls -1..-4.5%.
+// 0: each thread stores its own 64 contiguous bytes (a warp instruction: 16 bytes every 64).
+#define ENCORE_SM90_PREPASS_SECTOR_STORES 1
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
