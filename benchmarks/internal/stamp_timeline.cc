@@ -49,7 +49,9 @@ void Assign(const std::vector<StampRecord>& recs, int entry_event, uint64_t t0,
     if (it == entries.end()) continue;
     int launch = -1;
     for (size_t k = 0; k < it->second.size(); ++k) {
-      if (it->second[k].first <= r.t && it->second[k].second == SmOf(r)) launch = static_cast<int>(k);
+      if (it->second[k].first <= r.t && it->second[k].second == SmOf(r)) {
+        launch = static_cast<int>(k);
+      }
     }
     if (launch < 0) continue;  // its entry record was dropped (log full)
     Add((*lines)[launch].ev[EventOf(r)], (r.t - t0) * 1e-3);

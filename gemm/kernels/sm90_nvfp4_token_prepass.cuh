@@ -6,8 +6,10 @@
 // Work: one unit = (group, row, 128-k block), four threads per unit; thread q converts word
 // column q (bytes 4q..4q+3 of each 16-byte quarter of the row's 64 packed bytes) into 64
 // contiguous bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3), so a warp writes 2 KB
-// contiguously. A 64-k tail block is written as a full 128-position block with zeros for
-// k >= 64 (its scales are zero), which the GEMM's zeroed weight scales there multiply.
+// contiguously; with ENCORE_SM90_PREPASS_SECTOR_STORES (default) the unit's 4 threads exchange
+// chunks first so that every store instruction writes whole 32-byte sectors. A 64-k tail block
+// is written as a full 128-position block with zeros for k >= 64 (its scales are zero), which the
+// GEMM's zeroed weight scales there multiply.
 //
 // PDL: launch_dependents first (the GEMM may start its prologue; it waits for this grid's
 // completion before reading), then griddepcontrol.wait before writing: the previous GEMM on the
@@ -76,8 +78,8 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   j.s0 = __ldg(reinterpret_cast<const uint32_t*>(sp));
   j.s1 = half ? 0u : __ldg(reinterpret_cast<const uint32_t*>(sp + 512));
   j.upper = q >= 2;
-  j.dst = reinterpret_cast<uint4*>(g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) +
-                                   kb * 128 + 32 * q);
+  j.dst = reinterpret_cast<uint4*>(
+      g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) + kb * 128 + 32 * q);
   return j;
 }
 
@@ -107,7 +109,9 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
 #if ENCORE_SM90_PREPASS_SECTOR_STORES
   // NOTES: the unit's 4 threads (lanes 4u..4u+3, q = lane & 3) exchange chunks (3 xor-shuffle
   // rounds) so that store k of lane q writes chunk 4k + q of the unit: each store instruction then
-  // covers 64 contiguous bytes per unit (full 32-byte sectors) instead of 16 bytes every 64.
+  // covers 64 contiguous bytes per unit (full 32-byte sectors) instead of 16 bytes every 64. The 4
+  // threads arrive here together or not at all: the pre-pass kernel's tail and dynamic M skip
+  // whole units, and the fused path's jobs come in aligned groups of 4 (352 and 32 | 4).
   const int q = static_cast<int>(threadIdx.x & 3);
   const unsigned mask = 0xFu << (threadIdx.x & 28);
   uint4 y[4];
