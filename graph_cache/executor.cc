@@ -421,6 +421,18 @@ gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
   return plans_[i].get();
 }
 
+// The plan side of "may node i > 0 of a multi-call graph sit behind a programmatic edge" (the
+// other side: its early reads meet no output of the graph, early_reads_).
+// NOTES: not in front of a plan with a pre-kernel (the unfused token pre-pass): run 51 measured
+// such edges 11-16% slower on GPU MODE shapes 2-3 (batch graph vs per-call graphs; the kernel
+// benchmark's auto/pdl: +15-25%), while edges in front of single-kernel plans gained (tiny -28%,
+// fused pre-pass -1..-3%).
+namespace {
+bool PlanTakesPdlEdge(const gemm::LaunchPlan& plan) {
+  return plan.supports_pdl && !plan.has_pre();
+}
+}  // namespace
+
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
                                  cudaStream_t stream, FallbackReason* reason) {
@@ -450,8 +462,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
       return false;
     }
     const Variant::Node& node = v->nodes[i];
-    if (plan->function != node.function ||
-        (node.pdl && (!plan->supports_pdl || plan->has_pre()))) {
+    if (plan->function != node.function || (node.pdl && !PlanTakesPdlEdge(*plan))) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
@@ -486,12 +497,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
       return Outcome{false, FallbackReason::kPrepareFailed};
     }
     plan_ptrs_.push_back(plan);
-    // NOTES: no programmatic edge in front of a plan with a pre-kernel (the unfused token
-    // pre-pass): run 51 measured such edges 11-16% slower on GPU MODE shapes 2-3 (batch graph vs
-    // per-call graphs; the kernel benchmark's auto/pdl: +15-25%), while edges in front of
-    // single-kernel plans gained (tiny -28%, fused pre-pass -1..-3%).
-    pdl_[i] = i > 0 && multi && plan->supports_pdl && !plan->has_pre() &&
-              !early_reads_.Overlaps(calls[i].args);
+    pdl_[i] = i > 0 && multi && PlanTakesPdlEdge(*plan) && !early_reads_.Overlaps(calls[i].args);
     bytes += options_.per_node_bytes + plan->params_bytes;
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }

@@ -4,7 +4,8 @@
 // on replayed with one cudaGraphLaunch. A structure keeps up to max_bindings_per_structure execs
 // ("variants"), each holding its own bindings (pointers, exact dynamic-M capacities, and the
 // stream: plans are prepared for the stream they run on, whose token workspace they use): a
-// workload that rotates through a fixed set of buffers replays a variant per call with nothing patched.
+// workload that rotates through a fixed set of buffers replays a variant per call with nothing
+// patched.
 // Bindings without a variant are served by patching the kernel nodes of an existing variant with
 // freshly prepared LaunchPlans — never by re-capturing a structure that has a live exec, unless
 // the bindings recur and the structure has room for one more variant.
@@ -19,8 +20,9 @@
 //       estimate > budget     → direct (kOverBudget), stays Counting
 //   Create: Prepare every call (outside any capture) → BeginCapture(private stream,
 //       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl, the plan
-//       supports it and the call's early reads — weights, weight scales, dynamic M — meet no
-//       output of the graph's calls: internal/early_reads.h) → EndCapture ALWAYS → only then check the launch and capture statuses →
+//       supports it and has no pre-kernel, and the call's early reads — weights, weight scales,
+//       dynamic M — meet no output of the graph's calls: internal/early_reads.h) → EndCapture
+//       ALWAYS → only then check the launch and capture statuses →
 //       reject empty / non-chain graphs → Instantiate (on OOM: cudaDeviceGraphMemTrim, retry
 //       once) → evict LRU variants until it fits (never one of the entry being added to) → Live
 //       with this variant, and launch it for this call.
@@ -35,11 +37,11 @@
 //       variants and the guard allows ──▶ Create a new variant V(k+1) for B
 //     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
-//       has another kernel function, or lacks PDL support where the node has a programmatic
-//       edge, or a node with a programmatic edge would read early what a call of the graph
-//       writes, Vi is dropped and Create runs instead. A failed patch or launch drops Vi and the
-//       call runs directly (kPatchFailed / kLaunchFailed). A variant is never launched with
-//       bindings other than the call's.
+//       has another kernel function, or lacks PDL support or has a pre-kernel where the node
+//       has a programmatic edge, or a node with a programmatic edge would read early what a call
+//       of the graph writes, Vi is dropped and Create runs instead. A failed patch or launch drops
+//       Vi and the call runs directly (kPatchFailed / kLaunchFailed). A variant is never launched
+//       with bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
 //       its graph); an entry whose last variant goes ─▶ Unseen.
 //
