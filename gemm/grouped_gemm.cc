@@ -469,7 +469,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       pre->num_groups = num_groups;
       pre->units = pre_units;
       if (fuse_token_prepass_ && grid <= info_.sm_count) {
-        // Fused: the GEMM's warps 1-3 run the same units, then a grid barrier (all CTAs
+        // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (all CTAs
         // resident: grid <= SM count, one CTA per SM by its shared memory); no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;

@@ -238,7 +238,7 @@ struct alignas(64) Params {
   // counter grid_sync[0] (fused_prepass.cuh), before the first token load.
   int fused_prepass;
   int pad2;
-  unsigned int* grid_sync;  // 2 words in the stream's token workspace, zero when allocated
+  unsigned int* grid_sync;  // a counter in the stream's token workspace, zero when allocated
   PrepassParams<kGroups> pre;
 };
 

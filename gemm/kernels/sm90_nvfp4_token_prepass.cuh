@@ -17,8 +17,8 @@
 //
 // Example (host, gemm/grouped_gemm.cc): grid = ceil(units * 4 / 256), block = 256,
 //   params = PrepassParams<G>{...} by value; launched right before the GEMM on the same stream.
-// The GEMM kernel runs the same units itself when the plan fuses the pre-pass (PrepassUnit from
-// warps 1-3 of every CTA, then a grid barrier: sm90_nvfp4_grouped_gemm.cuh).
+// The GEMM kernel runs the same units itself when the plan fuses the pre-pass (PrepassLoad and
+// PrepassStore from warps 1-11 of every CTA, then a grid barrier: fused_prepass.cuh).
 #pragma once
 
 #include <cstdint>
