@@ -48,7 +48,6 @@ void Check(const absl::Status& s) {
   }
 }
 
-// One runner per token pre-pass mode (kAuto: the default options).
 // One runner per token pre-pass mode, and one more with the pre-pass fused into the GEMM where the
 // grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise).
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false) {
@@ -145,6 +144,36 @@ DeviceBuffer& FlushBuffer() {
 // same work) or only its token pre-pass.
 enum class Part { kCall, kGemmOnly, kPrepassOnly };
 
+// How a timed batch prepares and launches its calls (the defaults: the runner's default options,
+// whole calls, no PDL).
+struct CallMode {
+  TokenPrepass prepass = TokenPrepass::kAuto;
+  bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
+  Part part = Part::kCall;
+  bool pdl = false;  // Launch(plan, stream, pdl)
+};
+CallMode Prepass(TokenPrepass prepass) {
+  CallMode m;
+  m.prepass = prepass;
+  return m;
+}
+CallMode Fused(bool pdl = false) {
+  CallMode m;
+  m.fused = true;
+  m.pdl = pdl;
+  return m;
+}
+CallMode Pdl() {
+  CallMode m;
+  m.pdl = true;
+  return m;
+}
+CallMode Only(Part part) {
+  CallMode m;
+  m.part = part;
+  return m;
+}
+
 // `plan` reduced to one of its kernels (`part` != kCall; plans with a pre-kernel only).
 void KeepOnly(Part part, LaunchPlan* plan) {
   if (part == Part::kGemmOnly) {
@@ -192,11 +221,12 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
 }
 #endif
 
-void TimeBatches(benchmark::State& state, const std::vector<int>& ms, int n, int k,
-                 KernelKind kind, TokenPrepass mode = TokenPrepass::kAuto, bool fused = false,
-                 Part part = Part::kCall, const std::string& name = "", bool pdl = false) {
+void TimeBatches(benchmark::State& state, const std::string& name, const std::vector<int>& ms,
+                 int n, int k, KernelKind kind, const CallMode& how) {
+  const Part part = how.part;
+  const bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm = Runner(mode, fused);
+  Nvfp4GroupedGemm* gemm = Runner(how.prepass, how.fused);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -283,12 +313,11 @@ const char* ModeSuffix(TokenPrepass mode) {
 
 // One timed batch benchmark (TimeBatches), median of `repetitions`.
 void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, int k,
-                   KernelKind kind, int repetitions, TokenPrepass mode = TokenPrepass::kAuto,
-                   bool fused = false, Part part = Part::kCall, bool pdl = false) {
+                   KernelKind kind, int repetitions, const CallMode& how = CallMode()) {
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [ms, n, k, kind, mode, fused, part, name, pdl](benchmark::State& st) {
-        TimeBatches(st, ms, n, k, kind, mode, fused, part, name, pdl);
+      [name, ms, n, k, kind, how](benchmark::State& st) {
+        TimeBatches(st, name, ms, n, k, kind, how);
       })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
@@ -301,10 +330,10 @@ void RegisterTimed(const std::string& name, const std::vector<int>& ms, int n, i
 void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int repetitions,
                    TokenPrepass mode = TokenPrepass::kAuto) {
   RegisterTimed(absl::StrCat(prefix, "/", s.name, "/", KernelKindName(kind), ModeSuffix(mode)),
-                s.m, s.n, s.k, kind, repetitions, mode);
+                s.m, s.n, s.k, kind, repetitions, Prepass(mode));
 }
 
-void Register() {
+void Register(int sm_count) {
   // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused"; a call split into its
   // two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
   // Launched with PDL (Launch(plan, stream, /*pdl=*/true): each call may start while the one
@@ -312,29 +341,27 @@ void Register() {
   for (const BenchShape& s : kShapes) {
     for (bool fused : {false, true}) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto", fused ? "/fused" : "", "/pdl"), s.m,
-                    s.n, s.k, KernelKind::kAuto, 30, TokenPrepass::kAuto, fused, Part::kCall,
-                    /*pdl=*/true);
+                    s.n, s.k, KernelKind::kAuto, 30, fused ? Fused(/*pdl=*/true) : Pdl());
     }
   }
   for (const BenchShape& s : kFewTileShapes) {
     for (bool fused : {false, true}) {
       RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto", fused ? "/fused" : "", "/pdl"),
-                    s.m, s.n, s.k, KernelKind::kAuto, 15, TokenPrepass::kAuto, fused, Part::kCall,
-                    /*pdl=*/true);
+                    s.m, s.n, s.k, KernelKind::kAuto, 15, fused ? Fused(/*pdl=*/true) : Pdl());
     }
   }
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 30, TokenPrepass::kAuto, /*fused=*/true);
+                  KernelKind::kAuto, 30, Fused());
     for (Part part : {Part::kGemmOnly, Part::kPrepassOnly}) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/",
                                  part == Part::kGemmOnly ? "gemm_only" : "prepass_only"),
-                    s.m, s.n, s.k, KernelKind::kAuto, 15, TokenPrepass::kAuto, false, part);
+                    s.m, s.n, s.k, KernelKind::kAuto, 15, Only(part));
     }
   }
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 15, TokenPrepass::kAuto, /*fused=*/true);
+                  KernelKind::kAuto, 15, Fused());
   }
   for (const BenchShape& s : kFewTileShapes) {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {
@@ -363,24 +390,21 @@ void Register() {
       for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
         RegisterTimed(absl::StrCat("prepass_even/k", k, "/nt", nt, ModeSuffix(mode)),
                       std::vector<int>(8, 128), sm90::TileShape::kBlockN * nt, k, KernelKind::kAuto,
-                      7, mode);
+                      7, Prepass(mode));
       }
     }
   }
-  // Steady state: one group of width W tokens and 132 weight tiles (one tile per SM of the H200),
+  // Steady state: one group of width W tokens and one weight tile per SM (the device's count),
   // K = 4096 and 8192: the difference over the 32 extra k-blocks is the main loop's time per
   // k-block, free of the pre-pass, prologue, epilogue and tail (compare with
   // benchmarks/micro/wgmma_rs_ceiling.cu at the same width).
   for (int w : {64, 128, 256}) {
     for (int k : {4096, 8192}) {
-      RegisterTimed(absl::StrCat("steady/w", w, "/k", k), {w}, sm90::TileShape::kBlockN * 132, k,
-                    KernelKind::kAuto, 5);
-      RegisterTimed(absl::StrCat("steady/w", w, "/k", k, "/fused"), {w},
-                    sm90::TileShape::kBlockN * 132, k, KernelKind::kAuto, 5, TokenPrepass::kAuto,
-                    /*fused=*/true);
-      RegisterTimed(absl::StrCat("steady/w", w, "/k", k, "/gemm_only"), {w},
-                    sm90::TileShape::kBlockN * 132, k, KernelKind::kAuto, 5, TokenPrepass::kAuto,
-                    false, Part::kGemmOnly);
+      const int n = sm90::TileShape::kBlockN * sm_count;
+      const std::string name = absl::StrCat("steady/w", w, "/k", k);
+      RegisterTimed(name, {w}, n, k, KernelKind::kAuto, 5);
+      RegisterTimed(name + "/fused", {w}, n, k, KernelKind::kAuto, 5, Fused());
+      RegisterTimed(name + "/gemm_only", {w}, n, k, KernelKind::kAuto, 5, Only(Part::kGemmOnly));
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
@@ -402,7 +426,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 0;
   }
-  encore::gemm::Register();
+  auto info = encore::QueryDevice();
+  encore::gemm::Check(info.status());
+  encore::gemm::Register(info->sm_count);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
