@@ -185,27 +185,15 @@ void ExpectAllGroupsMatch(const HostGroupedProblem& host, DeviceGroupedProblem& 
 
 class Sm90GemmTest : public ::testing::Test {
  protected:
-  // One runner per token pre-pass mode (kAuto: the default options).
-  static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto) {
-    static std::unique_ptr<Nvfp4GroupedGemm> runners[3];
-    std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[static_cast<int>(mode)];
+  // One runner per token pre-pass mode (kAuto: the default options), with or without the
+  // pre-pass fused into the GEMM where the grid fits on the SMs (RunnerOptions::fuse_token_prepass).
+  static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
+    static std::unique_ptr<Nvfp4GroupedGemm> runners[2][3];
+    std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused][static_cast<int>(mode)];
     if (runner == nullptr) {
       RunnerOptions options;
       options.token_prepass = mode;
-      auto r = Nvfp4GroupedGemm::Create(options);
-      EXPECT_TRUE(r.ok()) << r.status();
-      if (r.ok()) runner = std::move(*r);
-    }
-    return runner.get();
-  }
-
-  // The pre-pass always, fused into the GEMM where the grid fits on the SMs.
-  static Nvfp4GroupedGemm* FusedRunner() {
-    static std::unique_ptr<Nvfp4GroupedGemm> runner;
-    if (runner == nullptr) {
-      RunnerOptions options;
-      options.token_prepass = TokenPrepass::kAlways;
-      options.fuse_token_prepass = true;
+      options.fuse_token_prepass = fused;
       auto r = Nvfp4GroupedGemm::Create(options);
       EXPECT_TRUE(r.ok()) << r.status();
       if (r.ok()) runner = std::move(*r);
@@ -216,8 +204,8 @@ class Sm90GemmTest : public ::testing::Test {
   // Uploads, poisons, runs `kind`, checks every group.
   void RunAndCheck(const HostGroupedProblem& host, Distribution dist, KernelKind kind,
                    const std::string& what, TokenPrepass mode = TokenPrepass::kAuto,
-                   Nvfp4GroupedGemm* runner = nullptr) {
-    Nvfp4GroupedGemm* gemm = runner != nullptr ? runner : Runner(mode);
+                   bool fused = false) {
+    Nvfp4GroupedGemm* gemm = Runner(mode, fused);
     ASSERT_NE(gemm, nullptr);
     auto dev = DeviceGroupedProblem::Upload(host);
     ASSERT_TRUE(dev.ok()) << dev.status();
@@ -572,10 +560,11 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
 
 // The pre-pass fused into the GEMM (RunnerOptions::fuse_token_prepass): every GPU MODE test case
 // with both kernels (their grids fit on the SMs: one kernel, no pre-kernel), 64 groups, and many
-// launches back to back on one stream with PDL (the grid barrier's generations) and as a graph.
+// launches back to back on one stream with PDL (the grid barrier's counter across launches) and as
+// a graph.
 TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Nvfp4GroupedGemm* gemm = FusedRunner();
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, /*fused=*/true);
   ASSERT_NE(gemm, nullptr);
   uint64_t seed = std::random_device{}();
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
@@ -586,14 +575,14 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
         const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
         RunAndCheck(host, dist, kind,
                     absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " fused"),
-                    TokenPrepass::kAlways, gemm);
+                    TokenPrepass::kAlways, /*fused=*/true);
       }
     }
   }
   std::vector<Shape> many;
   for (int g = 0; g < 64; ++g) many.push_back(Shape{(g * 37) % 150, 128, 256 + 64 * (g % 3)});
   RunAndCheck(MakeHostProblem(many, Distribution::kFullRange, ++seed), Distribution::kFullRange,
-              KernelKind::kPersistent, "64 groups fused", TokenPrepass::kAlways, gemm);
+              KernelKind::kPersistent, "64 groups fused", TokenPrepass::kAlways, /*fused=*/true);
 
   const std::vector<Shape> shapes = Zip({129, 0, 1, 200, 64}, {1024, 256, 512, 2048, 768},
                                         {192, 256, 64, 320, 1024});
@@ -617,7 +606,7 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
     };
     ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
     ENCORE_ASSERT_OK(d2->PoisonOutputs(stream->get()));
-    for (int rep = 0; rep < 20; ++rep) {  // 40 launches: 40 barrier generations
+    for (int rep = 0; rep < 20; ++rep) {  // 40 launches: 40 spans of the barrier counter
       ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
       ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
     }
@@ -655,7 +644,7 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   EXPECT_TRUE(pbig->fused_pre);
   RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
               KernelKind::kAuto, "more tiles than SMs, the runner's choice (persistent, fused)",
-              TokenPrepass::kAlways, gemm);
+              TokenPrepass::kAlways, /*fused=*/true);
 }
 
 // A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):
