@@ -186,7 +186,8 @@ void ExpectAllGroupsMatch(const HostGroupedProblem& host, DeviceGroupedProblem& 
 class Sm90GemmTest : public ::testing::Test {
  protected:
   // One runner per token pre-pass mode (kAuto: the default options), with or without the
-  // pre-pass fused into the GEMM where the grid fits on the SMs (RunnerOptions::fuse_token_prepass).
+  // pre-pass fused into the GEMM where the grid fits on the SMs
+  // (RunnerOptions::fuse_token_prepass).
   static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
     static std::unique_ptr<Nvfp4GroupedGemm> runners[2][3];
     std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused][static_cast<int>(mode)];
