@@ -57,6 +57,11 @@
 // 0: each thread stores its own 64 contiguous bytes (a warp instruction: 16 bytes every 64).
 #define ENCORE_SM90_PREPASS_SECTOR_STORES 1
 #endif
+#ifndef ENCORE_SM90_PREPASS_CARVEOUT
+// The token pre-pass kernel's preferred shared-memory carveout in percent (-1: the driver's
+// choice; 100: the GEMM's own configuration, so an SM need not be reconfigured between them).
+#define ENCORE_SM90_PREPASS_CARVEOUT -1
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
