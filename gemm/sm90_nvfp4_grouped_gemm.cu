@@ -47,14 +47,6 @@ cudaError_t ConfigureKernels() {
       }
     }
   }
-#if ENCORE_SM90_PREPASS_CARVEOUT >= 0
-  for (int cap : kGroupCapacities) {
-    cudaError_t err = cudaFuncSetAttribute(PrepassFunction(cap),
-                                           cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           ENCORE_SM90_PREPASS_CARVEOUT);
-    if (err != cudaSuccess) return err;
-  }
-#endif
   return cudaSuccess;
 }
 

@@ -206,7 +206,10 @@ struct alignas(64) PrepassParams {
   int pad;
   long long units;  // all groups' (row, k-block) units
 };
-inline constexpr int kPrepassThreads = 256;
+#ifndef ENCORE_SM90_PREPASS_THREADS
+#define ENCORE_SM90_PREPASS_THREADS 256  // threads per token pre-pass block
+#endif
+inline constexpr int kPrepassThreads = ENCORE_SM90_PREPASS_THREADS;
 inline constexpr int kPrepassThreadsPerUnit = 4;
 
 struct alignas(64) GroupMaps {

@@ -137,8 +137,13 @@ template <int kGroups>
 __global__ void __launch_bounds__(kPrepassThreads)
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassEntry);
+#if ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT
+  GridDependencyWait();
+  GridDependentsLaunch();
+#else
   GridDependentsLaunch();
   GridDependencyWait();
+#endif
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
   const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
   const long long u = tid / kPrepassThreadsPerUnit;

@@ -57,10 +57,12 @@
 // 0: each thread stores its own 64 contiguous bytes (a warp instruction: 16 bytes every 64).
 #define ENCORE_SM90_PREPASS_SECTOR_STORES 1
 #endif
-#ifndef ENCORE_SM90_PREPASS_CARVEOUT
-// The token pre-pass kernel's preferred shared-memory carveout in percent (-1: the driver's
-// choice; 100: the GEMM's own configuration, so an SM need not be reconfigured between them).
-#define ENCORE_SM90_PREPASS_CARVEOUT -1
+#ifndef ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT
+// 0 (default): the token pre-pass triggers its dependents (the GEMM) at entry, then waits for the
+//    previous grid. 1: it waits first and triggers after, so the GEMM (whose weight producer reads
+//    before its own griddepcontrol.wait) never launches while the kernel before the pre-pass runs:
+//    a PDL edge in front of the pre-pass is then safe for the early weight reads.
+#define ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT 0
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
