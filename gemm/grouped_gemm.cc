@@ -304,7 +304,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                    KernelKind kind) override {
     thread_local LaunchPlan scratch;
     ENCORE_RETURN_IF_ERROR(Prepare(args, &scratch, kind, stream));
-    return Launch(scratch, stream, /*pdl=*/false);
+    return Launch(scratch, stream, /*pdl=*/scratch.reads_after_wait);
   }
 
   int sm_count() const override { return info_.sm_count; }
@@ -457,6 +457,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->dynamic_smem_bytes = prepass ? sm90::Pipeline<sm90::TokenSource::kPrepass>::kSmemBytes
                                        : sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes;
     plan->supports_pdl = true;
+    // In-kernel tokens: every role waits for the previous grid before touching memory (the early
+    // weight reads belong to the pre-pass kernels only).
+    plan->reads_after_wait = !prepass;
     plan->pre.function = nullptr;
     plan->pre.grid = dim3(1, 1, 1);
     plan->pre.block = dim3(1, 1, 1);

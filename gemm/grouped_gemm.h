@@ -91,11 +91,12 @@ class Nvfp4GroupedGemm {
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported; then
   // the kernel before it on the stream must not write this call's weights, weight scales or
-  // dynamic M: LaunchPlan::supports_pdl).
+  // dynamic M: LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe.
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 
-  // Prepare + Launch through a per-thread scratch plan.
+  // Prepare + Launch through a per-thread scratch plan, with PDL where the plan reads nothing
+  // before its wait (LaunchPlan::reads_after_wait).
   [[nodiscard]] virtual absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
                                          KernelKind kind = KernelKind::kAuto) = 0;
 

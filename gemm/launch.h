@@ -114,6 +114,12 @@ struct LaunchPlan {
   // may still run when the plan is launched with `pdl`: that kernel must not write them
   // (graph_cache checks this for the graphs it builds: internal/early_reads.h).
   bool supports_pdl = false;
+  // Every thread of the main kernel executes griddepcontrol.wait before its first global memory
+  // access (tokens converted in kernel: no pre-kernel, no fused pre-pass, so no early weight
+  // reads): a PDL launch of it is safe whatever kernel precedes it on the stream (it only starts
+  // earlier, it never reads or writes earlier), and Nvfp4GroupedGemm::Run uses one. Run 55: the
+  // one-group tiny problem 5.4 -> 4.3 us per call back to back.
+  bool reads_after_wait = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
   // pre-kernel, and the grid must be resident at once.

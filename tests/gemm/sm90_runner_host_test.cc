@@ -293,6 +293,7 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
   ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
   ASSERT_TRUE(plan->has_pre());
   EXPECT_EQ(plan->num_kernels(), 2);
+  EXPECT_FALSE(plan->reads_after_wait) << "the GEMM after a pre-pass reads its weights early";
   EXPECT_EQ(plan->pre.block.x, static_cast<unsigned>(sm90::kPrepassThreads));
   EXPECT_EQ(plan->pre.params_bytes, sizeof(sm90::PrepassParams<8>));
   const auto* pre = reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params);
@@ -360,6 +361,7 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ASSERT_LE(plan->grid.x, 132u);
   EXPECT_FALSE(plan->has_pre());
   EXPECT_TRUE(plan->fused_pre);
+  EXPECT_FALSE(plan->reads_after_wait) << "a fused pre-pass reads the weights early";
   EXPECT_EQ(plan->num_kernels(), 1);
   const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
   EXPECT_EQ(params->fused_prepass, 1);
@@ -406,12 +408,14 @@ TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
   EXPECT_FALSE(plan->has_pre());
   EXPECT_EQ(plan->num_kernels(), 1);
+  EXPECT_TRUE(plan->reads_after_wait) << "tokens in kernel: every role waits first";
   EXPECT_EQ(plan->dynamic_smem_bytes,
             static_cast<unsigned>(sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes));
   // kAlways converts them in a pre-pass anyway; kNever never does.
   ENCORE_ASSERT_OK(Make(TokenPrepass::kAlways)
                        ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
   EXPECT_TRUE(plan->has_pre());
+  EXPECT_FALSE(plan->reads_after_wait);
   const std::vector<GroupProblem> big = Groups({256, 256}, 4096, 4096, 5);
   ENCORE_ASSERT_OK(Make(TokenPrepass::kNever)
                        ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
