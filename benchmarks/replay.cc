@@ -470,7 +470,12 @@ int Main(int argc, char** argv) {
     return fail(s);
   }
 
-  absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes = MakeModes(shared);
+  options.fuse_token_prepass = true;
+  absl::StatusOr<std::unique_ptr<gemm::Nvfp4GroupedGemm>> fused_runner =
+      gemm::Nvfp4GroupedGemm::Create(options);
+  if (!fused_runner.ok()) return fail(fused_runner.status());
+  absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes =
+      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)));
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {

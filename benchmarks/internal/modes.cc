@@ -61,14 +61,16 @@ class ExecutorMode : public Mode {
 // The 15 calls of a batch as one multi-kernel graph (GemmBatch: Add, then Flush).
 class BatchMode : public Mode {
  public:
-  explicit BatchMode(Cache cache) : cache_(std::move(cache)), batch_(cache_.exec.get()) {}
-  const char* name() const override { return "graph_batch"; }
+  BatchMode(const char* name, Cache cache)
+      : name_(name), cache_(std::move(cache)), batch_(cache_.exec.get()) {}
+  const char* name() const override { return name_; }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t) override {
     return batch_.Add(sets.args(i));
   }
   absl::Status EndBatch(cudaStream_t stream) override { return batch_.Flush(stream); }
 
  private:
+  const char* name_;
   Cache cache_;
   graph_cache::GemmBatch batch_;
 };
@@ -155,27 +157,33 @@ class DynamicMMode : public Mode {
 }  // namespace
 
 absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> shared) {
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> shared,
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
 
-  auto executor = [&](int max_bindings) -> absl::StatusOr<Cache> {
+  auto executor = [&](int max_bindings,
+                      std::shared_ptr<gemm::Nvfp4GroupedGemm> runner) -> absl::StatusOr<Cache> {
     graph_cache::ExecutorOptions o;
     o.max_bindings_per_structure = max_bindings;
-    Cache c{shared, nullptr};
-    ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(shared.get(), o));
+    Cache c{runner, nullptr};
+    ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(runner.get(), o));
     return c;
   };
-  ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16));
+  ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_per_call", std::move(per_call)));
-  ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1));
+  ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));
-  ENCORE_ASSIGN_OR_RETURN(auto batch, executor(16));
-  modes.push_back(std::make_unique<BatchMode>(std::move(batch)));
-  ENCORE_ASSIGN_OR_RETURN(auto sequence, executor(16));
+  ENCORE_ASSIGN_OR_RETURN(auto batch, executor(16, shared));
+  modes.push_back(std::make_unique<BatchMode>("graph_batch", std::move(batch)));
+  if (fused != nullptr) {
+    ENCORE_ASSIGN_OR_RETURN(auto batch_fused, executor(16, fused));
+    modes.push_back(std::make_unique<BatchMode>("graph_batch_fused", std::move(batch_fused)));
+  }
+  ENCORE_ASSIGN_OR_RETURN(auto sequence, executor(16, shared));
   modes.push_back(std::make_unique<SequenceMode>(std::move(sequence)));
-  ENCORE_ASSIGN_OR_RETURN(auto dynamic, executor(16));
+  ENCORE_ASSIGN_OR_RETURN(auto dynamic, executor(16, shared));
   modes.push_back(std::make_unique<DynamicMMode>(std::move(dynamic)));
   return modes;
 }
