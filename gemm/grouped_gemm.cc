@@ -481,8 +481,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
         plan->pre.function = sm90::PrepassFunction(kGroups);
-        plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(
-            1, (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads)));
+        long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
+        if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
+        plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
       }

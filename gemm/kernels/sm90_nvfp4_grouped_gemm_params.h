@@ -210,6 +210,14 @@ struct alignas(64) PrepassParams {
 #define ENCORE_SM90_PREPASS_THREADS 256  // threads per token pre-pass block
 #endif
 inline constexpr int kPrepassThreads = ENCORE_SM90_PREPASS_THREADS;
+#ifndef ENCORE_SM90_PREPASS_GRID_STRIDE
+// 0 (default): one pre-pass thread per unit share (grid = units * 4 / kPrepassThreads).
+// 1: at most one block per SM, each thread walking its unit shares with the grid's stride (two
+//    units' loads in flight), so blocks launched early behind a PDL edge and parked on the few
+//    idle SMs hold a 1/grid share each instead of piling up there (experiment).
+#define ENCORE_SM90_PREPASS_GRID_STRIDE 0
+#endif
+inline constexpr bool kPrepassGridStride = ENCORE_SM90_PREPASS_GRID_STRIDE != 0;
 inline constexpr int kPrepassThreadsPerUnit = 4;
 
 struct alignas(64) GroupMaps {

@@ -146,9 +146,24 @@ __global__ void __launch_bounds__(kPrepassThreads)
 #endif
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
   const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
-  const long long u = tid / kPrepassThreadsPerUnit;
-  if (u >= p.units) return;
-  PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+  const int q = static_cast<int>(tid % kPrepassThreadsPerUnit);
+  if constexpr (kPrepassGridStride) {
+    // A unit's 4 threads share u (and so every branch below): the sector-store shuffle holds.
+    const long long stride = static_cast<long long>(gridDim.x) * kPrepassThreads /
+                             kPrepassThreadsPerUnit;
+    for (long long u = tid / kPrepassThreadsPerUnit; u < p.units; u += 2 * stride) {
+      const PrepassJob j0 = PrepassLoad(p, u, q);
+      PrepassJob j1;
+      j1.dst = nullptr;
+      if (u + stride < p.units) j1 = PrepassLoad(p, u + stride, q);
+      PrepassStore(j0);
+      PrepassStore(j1);
+    }
+  } else {
+    const long long u = tid / kPrepassThreadsPerUnit;
+    if (u >= p.units) return;
+    PrepassUnit(p, u, q);
+  }
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassDone);
 }
 
