@@ -145,12 +145,12 @@ DeviceBuffer& FlushBuffer() {
 enum class Part { kCall, kGemmOnly, kPrepassOnly };
 
 // How a timed batch prepares and launches its calls (the defaults: the runner's default options,
-// whole calls, no PDL).
+// whole calls, launched as Nvfp4GroupedGemm::Run launches them: PDL where plan.prefers_pdl).
 struct CallMode {
   TokenPrepass prepass = TokenPrepass::kAuto;
   bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
   Part part = Part::kCall;
-  bool pdl = false;  // Launch(plan, stream, pdl)
+  bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -224,7 +224,7 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
 void TimeBatches(benchmark::State& state, const std::string& name, const std::vector<int>& ms,
                  int n, int k, KernelKind kind, const CallMode& how) {
   const Part part = how.part;
-  const bool pdl = how.pdl;
+  bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm = Runner(how.prepass, how.fused);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
@@ -241,6 +241,8 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   Check(start.status());
   Check(stop.status());
   DeviceBuffer& flush = FlushBuffer();
+  // Split calls (part != kCall) keep the caller's flag; whole calls launch as Run does.
+  if (part == Part::kCall) pdl = pdl || plans[0]->prefers_pdl;
   for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
   const bool had_pre = plans[0]->has_pre();

@@ -304,7 +304,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                    KernelKind kind) override {
     thread_local LaunchPlan scratch;
     ENCORE_RETURN_IF_ERROR(Prepare(args, &scratch, kind, stream));
-    return Launch(scratch, stream, /*pdl=*/scratch.reads_after_wait);
+    return Launch(scratch, stream, /*pdl=*/scratch.prefers_pdl);
   }
 
   int sm_count() const override { return info_.sm_count; }
@@ -457,9 +457,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->dynamic_smem_bytes = prepass ? sm90::Pipeline<sm90::TokenSource::kPrepass>::kSmemBytes
                                        : sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes;
     plan->supports_pdl = true;
-    // In-kernel tokens: every role waits for the previous grid before touching memory (the early
-    // weight reads belong to the pre-pass kernels only).
-    plan->reads_after_wait = !prepass;
+    plan->reads_after_wait = true;  // but a fused pre-pass (below)
+    plan->prefers_pdl = true;       // but a small pre-kernel (below)
     plan->pre.function = nullptr;
     plan->pre.grid = dim3(1, 1, 1);
     plan->pre.block = dim3(1, 1, 1);
@@ -478,12 +477,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         params->fused_prepass = 1;
         params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
         plan->fused_pre = true;
+        plan->reads_after_wait = false;
+        plan->prefers_pdl = false;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
         plan->pre.function = sm90::PrepassFunction(kGroups);
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
+        plan->prefers_pdl = PrepassPrefersPdl(blocks, info_.sm_count);
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
       }

@@ -91,12 +91,13 @@ class Nvfp4GroupedGemm {
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported; then
   // the kernel before it on the stream must not write this call's weights, weight scales or
-  // dynamic M: LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe.
+  // dynamic M: LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe; Run uses
+  // plan.prefers_pdl.
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 
-  // Prepare + Launch through a per-thread scratch plan, with PDL where the plan reads nothing
-  // before its wait (LaunchPlan::reads_after_wait).
+  // Prepare + Launch through a per-thread scratch plan, with PDL where it is safe and faster
+  // (LaunchPlan::prefers_pdl).
   [[nodiscard]] virtual absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
                                          KernelKind kind = KernelKind::kAuto) = 0;
 

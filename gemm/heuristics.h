@@ -175,6 +175,19 @@ bool PreferPrepass(const Groups& groups, int num_groups) {
   return rows > 0 && (conversions >= kPrepassMinWeightTiles * rows || rows >= kPrepassMinRowBlocks);
 }
 
+// Whether Run launches a plan with a pre-kernel of `blocks` blocks with PDL
+// (LaunchPlan::prefers_pdl): blocks launched early park at griddepcontrol.wait on the SMs the
+// previous GEMM leaves idle, up to 8 a SM, and convert there once it completes; a grid of many
+// blocks per SM spreads them anyway, a small one crowds a few SMs.
+// NOTES (runs 55, 57; the pre-pass waits before it triggers): GPU MODE shape 0 (812 blocks on
+// 132 SMs) 116 -> 113 us and shape 1 (512) 63.0 -> 61.6 with the edge; shape 2 (256) 28.7 -> 29.8
+// and shape 3 (96) 16.5 -> 17.7 (at most one block per SM, grid-stride, _pgrid: 28.1 / 16.4 with
+// the edge, but 29.4 / 17.6 without and 115 / 62.4 on shapes 0-1).
+inline constexpr int kPrepassPdlBlocksPerSm = 3;
+inline bool PrepassPrefersPdl(long long blocks, int sm_count) {
+  return blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
+}
+
 struct ShapeChoice {
   int cap = sm90::TileShape::kMaxBlockM;
   bool stream_k = false;

@@ -114,12 +114,17 @@ struct LaunchPlan {
   // may still run when the plan is launched with `pdl`: that kernel must not write them
   // (graph_cache checks this for the graphs it builds: internal/early_reads.h).
   bool supports_pdl = false;
-  // Every thread of the main kernel executes griddepcontrol.wait before its first global memory
-  // access (tokens converted in kernel: no pre-kernel, no fused pre-pass, so no early weight
-  // reads): a PDL launch of it is safe whatever kernel precedes it on the stream (it only starts
-  // earlier, it never reads or writes earlier), and Nvfp4GroupedGemm::Run uses one. Run 55: the
-  // one-group tiny problem 5.4 -> 4.3 us per call back to back.
+  // Nothing of this plan reads or writes memory before the kernel before it on the stream has
+  // completed, even when launched with PDL: tokens converted in kernel (every role waits first), or
+  // a pre-kernel that waits before it triggers the main kernel (whose weight producer reads
+  // early). Not a fused pre-pass: its weight producer reads before its wait. A PDL launch of such
+  // a plan is safe whatever kernel precedes it (it only starts earlier).
   bool reads_after_wait = false;
+  // Nvfp4GroupedGemm::Run launches it with PDL: reads_after_wait, and measured faster so (a
+  // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel of at least 3 blocks per SM,
+  // run 57: GPU MODE shapes 0-1 -2%; smaller pre-kernels lost 4-8% behind an edge: their blocks
+  // park on the few SMs the previous kernel leaves idle and then convert there, crowded).
+  bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
   // pre-kernel, and the grid must be resident at once.

@@ -11,9 +11,11 @@
 // is written as a full 128-position block with zeros for k >= 64 (its scales are zero), which the
 // GEMM's zeroed weight scales there multiply.
 //
-// PDL: launch_dependents first (the GEMM may start its prologue; it waits for this grid's
-// completion before reading), then griddepcontrol.wait before writing: the previous GEMM on the
-// stream may still be reading the workspace.
+// PDL: griddepcontrol.wait first (the previous GEMM on the stream may still read the workspace;
+// the kernel before may write the tokens), then launch_dependents: the GEMM, whose weight producer
+// reads before its own wait (ENCORE_SM90_EARLY_WEIGHTS), launches only once the kernel before this
+// one has completed, so a PDL edge in front of the pre-pass is always safe (run 55: triggering at
+// entry instead made no difference to the time).
 //
 // Example (host, gemm/grouped_gemm.cc): grid = ceil(units * 4 / 256), block = 256,
 //   params = PrepassParams<G>{...} by value; launched right before the GEMM on the same stream.
@@ -137,13 +139,8 @@ template <int kGroups>
 __global__ void __launch_bounds__(kPrepassThreads)
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassEntry);
-#if ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT
   GridDependencyWait();
   GridDependentsLaunch();
-#else
-  GridDependentsLaunch();
-  GridDependencyWait();
-#endif
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
   const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
   const int q = static_cast<int>(tid % kPrepassThreadsPerUnit);

@@ -493,48 +493,55 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
   ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(host, *dev, 1, "pdl"));
 }
 
-// Plans with tokens converted in kernel read nothing before their griddepcontrol.wait
-// (LaunchPlan::reads_after_wait), so Run launches them with PDL. A long GEMM, then a short one
-// writing the same outputs (same M x N, K = 7168 vs 64 / 128), by Launch(pdl = true) and by Run:
-// the outputs must be the short one's, every time (a write before the long GEMM completed would be
-// overwritten by its later tiles).
-TEST_F(Sm90GemmTest, InKernelPlansLaunchBehindTheKernelBeforeThem) {
+// Plans read nothing before the kernel before them completed (LaunchPlan::reads_after_wait: tokens
+// in kernel, or a pre-pass that waits before it triggers the GEMM, whose weight producer reads
+// early), so a PDL launch of them is always safe; Run uses one where it pays (prefers_pdl). A long
+// GEMM, then a short one writing the same outputs (same M x N, K = 7168 vs 512 / 448), by
+// Launch(pdl = true) and by Run, tokens in kernel and by a pre-pass (whose grid here is large
+// enough for Run's PDL): the outputs must be the short one's, every time (a write before the long
+// GEMM completed would be overwritten by its later tiles).
+TEST_F(Sm90GemmTest, PlansLaunchBehindTheKernelBeforeThem) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kNever);
-  ASSERT_NE(gemm, nullptr);
   uint64_t seed = std::random_device{}();
-  const HostGroupedProblem h1 =
-      MakeHostProblem(Zip({256, 200}, {2048, 1024}, {7168, 7168}), Distribution::kGpuMode, ++seed);
-  const HostGroupedProblem h2 =
-      MakeHostProblem(Zip({256, 200}, {2048, 1024}, {64, 128}), Distribution::kGpuMode, ++seed);
-  auto d1 = DeviceGroupedProblem::Upload(h1);
-  auto d2 = DeviceGroupedProblem::Upload(h2);
-  ASSERT_TRUE(d1.ok() && d2.ok());
-  // The short problem's inputs with the long one's outputs.
-  std::vector<GroupProblem> short_into_long = d2->problems();
-  for (size_t g = 0; g < short_into_long.size(); ++g) short_into_long[g].c = d1->problems()[g].c;
-  auto p1 = std::make_unique<LaunchPlan>();
-  auto p2 = std::make_unique<LaunchPlan>();
-  ENCORE_ASSERT_OK(gemm->Prepare(d1->args(), p1.get()));
-  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(short_into_long)},
-                                 p2.get()));
-  ASSERT_TRUE(p1->reads_after_wait && p2->reads_after_wait);
-  auto stream = Stream::Create();
-  ASSERT_TRUE(stream.ok());
-  for (int rep = 0; rep < 4; ++rep) {
-    const bool by_run = rep % 2 == 1;
-    ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
-    if (by_run) {
-      ENCORE_ASSERT_OK(gemm->Run(d1->args(), stream->get()));
-      ENCORE_ASSERT_OK(gemm->Run(GroupedGemmArguments{absl::MakeConstSpan(short_into_long)},
-                                 stream->get()));
-    } else {
-      ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
-      ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
+  for (TokenPrepass mode : kTokenModes) {
+    Nvfp4GroupedGemm* gemm = Runner(mode);
+    ASSERT_NE(gemm, nullptr);
+    const HostGroupedProblem h1 = MakeHostProblem(Zip({4096, 4000}, {128, 128}, {7168, 7168}),
+                                                  Distribution::kGpuMode, ++seed);
+    const HostGroupedProblem h2 = MakeHostProblem(Zip({4096, 4000}, {128, 128}, {512, 448}),
+                                                  Distribution::kGpuMode, ++seed);
+    auto d1 = DeviceGroupedProblem::Upload(h1);
+    auto d2 = DeviceGroupedProblem::Upload(h2);
+    ASSERT_TRUE(d1.ok() && d2.ok());
+    // The short problem's inputs with the long one's outputs.
+    std::vector<GroupProblem> short_into_long = d2->problems();
+    for (size_t g = 0; g < short_into_long.size(); ++g) short_into_long[g].c = d1->problems()[g].c;
+    const GroupedGemmArguments second{absl::MakeConstSpan(short_into_long)};
+    auto p1 = std::make_unique<LaunchPlan>();
+    auto p2 = std::make_unique<LaunchPlan>();
+    ENCORE_ASSERT_OK(gemm->Prepare(d1->args(), p1.get()));
+    ENCORE_ASSERT_OK(gemm->Prepare(second, p2.get()));
+    ASSERT_TRUE(p1->reads_after_wait && p2->reads_after_wait);
+    ASSERT_EQ(p2->has_pre(), mode == TokenPrepass::kAlways);
+    if (mode == TokenPrepass::kAlways) EXPECT_TRUE(p2->prefers_pdl) << "pre-pass grid too small";
+    auto stream = Stream::Create();
+    ASSERT_TRUE(stream.ok());
+    for (int rep = 0; rep < 4; ++rep) {
+      const bool by_run = rep % 2 == 1;
+      ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
+      if (by_run) {
+        ENCORE_ASSERT_OK(gemm->Run(d1->args(), stream->get()));
+        ENCORE_ASSERT_OK(gemm->Run(second, stream->get()));
+      } else {
+        ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
+        ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
+      }
+      SyncOrDie(stream->get());
+      ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(
+          h2, *d1, 0,
+          absl::StrCat(PrepassName(mode), ": short after long by ", by_run ? "Run" : "Launch",
+                       ", rep ", rep)));
     }
-    SyncOrDie(stream->get());
-    ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(
-        h2, *d1, 0, absl::StrCat("short after long by ", by_run ? "Run" : "Launch", ", rep ", rep)));
   }
 }
 

@@ -293,7 +293,9 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
   ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
   ASSERT_TRUE(plan->has_pre());
   EXPECT_EQ(plan->num_kernels(), 2);
-  EXPECT_FALSE(plan->reads_after_wait) << "the GEMM after a pre-pass reads its weights early";
+  EXPECT_TRUE(plan->reads_after_wait) << "the pre-pass triggers the GEMM after its wait";
+  EXPECT_GE(plan->pre.grid.x, 3u * 132);
+  EXPECT_TRUE(plan->prefers_pdl) << "a pre-kernel of >= 3 blocks per SM: Run uses PDL";
   EXPECT_EQ(plan->pre.block.x, static_cast<unsigned>(sm90::kPrepassThreads));
   EXPECT_EQ(plan->pre.params_bytes, sizeof(sm90::PrepassParams<8>));
   const auto* pre = reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params);
@@ -362,6 +364,7 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   EXPECT_FALSE(plan->has_pre());
   EXPECT_TRUE(plan->fused_pre);
   EXPECT_FALSE(plan->reads_after_wait) << "a fused pre-pass reads the weights early";
+  EXPECT_FALSE(plan->prefers_pdl);
   EXPECT_EQ(plan->num_kernels(), 1);
   const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
   EXPECT_EQ(params->fused_prepass, 1);
@@ -409,13 +412,16 @@ TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
   EXPECT_FALSE(plan->has_pre());
   EXPECT_EQ(plan->num_kernels(), 1);
   EXPECT_TRUE(plan->reads_after_wait) << "tokens in kernel: every role waits first";
+  EXPECT_TRUE(plan->prefers_pdl);
   EXPECT_EQ(plan->dynamic_smem_bytes,
             static_cast<unsigned>(sm90::Pipeline<sm90::TokenSource::kInKernel>::kSmemBytes));
   // kAlways converts them in a pre-pass anyway; kNever never does.
   ENCORE_ASSERT_OK(Make(TokenPrepass::kAlways)
                        ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
   EXPECT_TRUE(plan->has_pre());
-  EXPECT_FALSE(plan->reads_after_wait);
+  EXPECT_TRUE(plan->reads_after_wait);
+  EXPECT_LT(plan->pre.grid.x, 3u * 132);
+  EXPECT_FALSE(plan->prefers_pdl) << "a small pre-kernel runs faster without the edge";
   const std::vector<GroupProblem> big = Groups({256, 256}, 4096, 4096, 5);
   ENCORE_ASSERT_OK(Make(TokenPrepass::kNever)
                        ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));

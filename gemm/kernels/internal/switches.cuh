@@ -38,10 +38,11 @@
 // 1 (default since run 40: -1..-5% on every GPU MODE and few-tile shape): with the pre-pass, the
 //    weight producer does not wait for the previous grid (the pre-pass) before its TMA loads, so
 //    the weight pipeline fills while the pre-pass runs; every other role still waits (token loads,
-//    C stores). Weights, weight scales and dynamic M are then read while the grid before the
-//    pre-pass may still run: graphs drop the PDL edge in front of a call whose early reads meet
-//    an output of the graph (graph_cache/internal/early_reads.h); direct launches and per-call
-//    graphs never put the pre-pass behind a PDL edge. 0: every thread waits first.
+//    C stores). The pre-pass triggers the GEMM's launch only after its own griddepcontrol.wait
+//    (since run 57), so these early reads still follow the completion of the kernel before the
+//    pre-pass, PDL edge or not. (Before, they could overlap it: graphs drop the PDL edge in front
+//    of a call whose early reads meet an output of the graph, graph_cache/internal/early_reads.h,
+//    a rule now stricter than needed.) 0: every thread waits first.
 #define ENCORE_SM90_EARLY_WEIGHTS 1
 #endif
 #ifndef ENCORE_SM90_PIPE_PARTS
@@ -56,13 +57,6 @@
 //    the pre-pass alone 13.6 -> 7.7 us on GPU MODE shape 0, 5.8 -> 4.2 on shape 2; calls -1..-4.5%.
 // 0: each thread stores its own 64 contiguous bytes (a warp instruction: 16 bytes every 64).
 #define ENCORE_SM90_PREPASS_SECTOR_STORES 1
-#endif
-#ifndef ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT
-// 0 (default): the token pre-pass triggers its dependents (the GEMM) at entry, then waits for the
-//    previous grid. 1: it waits first and triggers after, so the GEMM (whose weight producer reads
-//    before its own griddepcontrol.wait) never launches while the kernel before the pre-pass runs:
-//    a PDL edge in front of the pre-pass is then safe for the early weight reads.
-#define ENCORE_SM90_PREPASS_TRIGGER_AFTER_WAIT 0
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
