@@ -485,7 +485,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
-        plan->prefers_pdl = PrepassPrefersPdl(blocks, info_.sm_count);
+        plan->prefers_pdl = PrepassPrefersPdl(blocks, grid, info_.sm_count);
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
       }

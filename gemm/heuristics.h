@@ -175,17 +175,23 @@ bool PreferPrepass(const Groups& groups, int num_groups) {
   return rows > 0 && (conversions >= kPrepassMinWeightTiles * rows || rows >= kPrepassMinRowBlocks);
 }
 
-// Whether Run launches a plan with a pre-kernel of `blocks` blocks with PDL
-// (LaunchPlan::prefers_pdl): blocks launched early park at griddepcontrol.wait on the SMs the
-// previous GEMM leaves idle, up to 8 a SM, and convert there once it completes; a grid of many
-// blocks per SM spreads them anyway, a small one crowds a few SMs.
-// NOTES (runs 55, 57; the pre-pass waits before it triggers): GPU MODE shape 0 (812 blocks on
-// 132 SMs) 116 -> 113 us and shape 1 (512) 63.0 -> 61.6 with the edge; shape 2 (256) 28.7 -> 29.8
-// and shape 3 (96) 16.5 -> 17.7 (at most one block per SM, grid-stride, _pgrid: 28.1 / 16.4 with
-// the edge, but 29.4 / 17.6 without and 115 / 62.4 on shapes 0-1).
+// Whether Run launches a plan with a pre-kernel of `blocks` blocks and a GEMM grid of `grid` CTAs
+// with PDL (LaunchPlan::prefers_pdl). Pre-pass blocks launched early park at griddepcontrol.wait
+// on the SMs the previous GEMM leaves idle, up to 8 a SM, and convert there once it completes: a
+// few crowded SMs then hold the pre-pass up. The previous GEMM is taken to be like this one (a
+// recurring call): the edge pays when its last wave leaves no SM idle, or when the pre-pass has so
+// many blocks per SM that the parked ones are no crowd.
+// NOTES (runs 55, 57, 58; the pre-pass waits before it triggers): with the edge, GPU MODE shape 0
+// (simple, 256 CTAs: 8 SMs idle in the last wave; 896 pre-pass blocks) 116 -> 112 us, shape 1
+// (persistent, 132 CTAs; 256 blocks) 62.7 -> 61.4; without it, shape 2 (120 CTAs; 256 blocks)
+// 29.4-29.8 -> 28.5-28.7 and shape 3 (128 CTAs; 96 blocks) 17.7 -> 16.4-16.5. (At most one
+// grid-stride block per SM, the manual build _pgrid: 28.1 / 16.4 with the edge, but 29.4 / 17.6
+// without it and 115 / 62.4 on shapes 0-1.)
 inline constexpr int kPrepassPdlBlocksPerSm = 3;
-inline bool PrepassPrefersPdl(long long blocks, int sm_count) {
-  return blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
+inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
+  const int idle_in_last_wave = (sm_count - grid % sm_count) % sm_count;
+  return idle_in_last_wave == 0 ||
+         blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
 }
 
 struct ShapeChoice {

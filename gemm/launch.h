@@ -121,9 +121,9 @@ struct LaunchPlan {
   // a plan is safe whatever kernel precedes it (it only starts earlier).
   bool reads_after_wait = false;
   // Nvfp4GroupedGemm::Run launches it with PDL: reads_after_wait, and measured faster so (a
-  // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel of at least 3 blocks per SM,
-  // run 57: GPU MODE shapes 0-1 -2%; smaller pre-kernels lost 4-8% behind an edge: their blocks
-  // park on the few SMs the previous kernel leaves idle and then convert there, crowded).
+  // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel where heuristics.h
+  // PrepassPrefersPdl says so, GPU MODE shapes 0-1 -2..-3%; elsewhere the pre-pass blocks may
+  // park, crowded, on the few SMs the previous GEMM leaves idle: shapes 2-3 +4..8% with the edge).
   bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no

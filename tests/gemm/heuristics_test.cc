@@ -129,5 +129,18 @@ TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
   EXPECT_FALSE(ChooseShape(one, 1, 132, false).stream_k);
 }
 
+// The GPU MODE shapes on 132 SMs (runs 55-58): shape 0 (simple, 256 CTAs, 896 pre-pass blocks) and
+// shape 1 (persistent, 132 CTAs, 256 blocks) take the edge; shape 2 (120 CTAs, 256 blocks) and
+// shape 3 (128 CTAs, 96 blocks) do not.
+TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {
+  EXPECT_TRUE(PrepassPrefersPdl(896, 256, 132));
+  EXPECT_TRUE(PrepassPrefersPdl(256, 132, 132));
+  EXPECT_FALSE(PrepassPrefersPdl(256, 120, 132));
+  EXPECT_FALSE(PrepassPrefersPdl(96, 128, 132));
+  EXPECT_TRUE(PrepassPrefersPdl(4, 264, 132)) << "two full waves";
+  EXPECT_TRUE(PrepassPrefersPdl(396, 1, 132)) << "3 blocks per SM";
+  EXPECT_FALSE(PrepassPrefersPdl(395, 1, 132));
+}
+
 }  // namespace
 }  // namespace encore::gemm

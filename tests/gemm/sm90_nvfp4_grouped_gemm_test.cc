@@ -496,7 +496,7 @@ TEST_F(Sm90GemmTest, LaunchPlanAsGraphNodeAndPdl) {
 // Plans read nothing before the kernel before them completed (LaunchPlan::reads_after_wait: tokens
 // in kernel, or a pre-pass that waits before it triggers the GEMM, whose weight producer reads
 // early), so a PDL launch of them is always safe; Run uses one where it pays (prefers_pdl). A long
-// GEMM, then a short one writing the same outputs (same M x N, K = 7168 vs 512 / 448), by
+// GEMM, then a short one writing the same outputs (same M x N, K = 2048 / 3072 vs 512 / 448), by
 // Launch(pdl = true) and by Run, tokens in kernel and by a pre-pass (whose grid here is large
 // enough for Run's PDL): the outputs must be the short one's, every time (a write before the long
 // GEMM completed would be overwritten by its later tiles).
@@ -506,7 +506,8 @@ TEST_F(Sm90GemmTest, PlansLaunchBehindTheKernelBeforeThem) {
   for (TokenPrepass mode : kTokenModes) {
     Nvfp4GroupedGemm* gemm = Runner(mode);
     ASSERT_NE(gemm, nullptr);
-    const HostGroupedProblem h1 = MakeHostProblem(Zip({4096, 4000}, {128, 128}, {7168, 7168}),
+    // (the long one's fp16 tokens, 41 MB, fit the runner's 64 MB workspace)
+    const HostGroupedProblem h1 = MakeHostProblem(Zip({4096, 4000}, {128, 128}, {2048, 3072}),
                                                   Distribution::kGpuMode, ++seed);
     const HostGroupedProblem h2 = MakeHostProblem(Zip({4096, 4000}, {128, 128}, {512, 448}),
                                                   Distribution::kGpuMode, ++seed);
