@@ -44,11 +44,15 @@ def main():
     shapes = []
     for name, (m, n, k) in SHAPES.items():
         t = next(s for s in torch["shapes"] if s["m"] == m and s["n"] == n and s["k"] == k)
-        us, kernel = medians[name]
-        # The benchmark label is the plan's kind, "+prepass" when its tokens came from the pre-pass.
+        us, label = medians[name]
+        # The benchmark label: the plan's kind, "+prepass" when its tokens came from the pre-pass,
+        # then " pdl" when the calls were launched with PDL (as Run launches them: prefers_pdl).
+        words = label.split(" ")
+        kernel = words[0]
         shapes.append({"m": m, "n": n, "k": k, "encore_us": round(us, 2),
                        "torch_bf16_us": round(t["torch_bf16_us"], 2),
-                       "kernel": kernel.split("+")[0], "token_prepass": kernel.endswith("+prepass"),
+                       "kernel": kernel.split("+")[0], "token_prepass": "+prepass" in kernel,
+                       "pdl_launch": "pdl" in words[1:],
                        "speedup_vs_torch": round(t["torch_bf16_us"] / us, 3)})
         if name in fused_pdl:
             shapes[-1]["encore_fused_pre_pass_pdl_us"] = round(fused_pdl[name], 2)
