@@ -109,10 +109,10 @@ struct LaunchPlan {
   unsigned dynamic_smem_bytes = 0;
   // The kernel executes griddepcontrol.wait before writing outputs and before reading the tokens,
   // so it may be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a
-  // programmatic edge. NOTES: with a pre-kernel, the main kernel reads the weights, weight scales
-  // and dynamic M early (sm90: ENCORE_SM90_EARLY_WEIGHTS), while the kernel before the pre-kernel
-  // may still run when the plan is launched with `pdl`: that kernel must not write them
-  // (graph_cache checks this for the graphs it builds: internal/early_reads.h).
+  // programmatic edge. NOTES: a fused pre-pass (fused_pre) reads the weights, weight scales and
+  // dynamic M before its wait (sm90: ENCORE_SM90_EARLY_WEIGHTS), so with `pdl` the kernel before it
+  // must not write them (graph_cache checks this for the graphs it builds, for every plan with a
+  // pre-pass: internal/early_reads.h); every other plan is reads_after_wait.
   bool supports_pdl = false;
   // Nothing of this plan reads or writes memory before the kernel before it on the stream has
   // completed, even when launched with PDL: tokens converted in kernel (every role waits first), or

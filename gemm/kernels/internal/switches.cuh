@@ -39,10 +39,11 @@
 //    weight producer does not wait for the previous grid (the pre-pass) before its TMA loads, so
 //    the weight pipeline fills while the pre-pass runs; every other role still waits (token loads,
 //    C stores). The pre-pass triggers the GEMM's launch only after its own griddepcontrol.wait
-//    (since run 57), so these early reads still follow the completion of the kernel before the
-//    pre-pass, PDL edge or not. (Before, they could overlap it: graphs drop the PDL edge in front
-//    of a call whose early reads meet an output of the graph, graph_cache/internal/early_reads.h,
-//    a rule now stricter than needed.) 0: every thread waits first.
+//    (since 8bd0f1f; run 55: no cost), so these early reads still follow the completion of the
+//    kernel before the pre-pass, PDL edge or not. (Before, they could overlap it: graphs drop the
+//    PDL edge in front of a call whose early reads meet an output of the graph,
+//    graph_cache/internal/early_reads.h, a rule now stricter than needed except for the fused
+//    pre-pass, whose weight producer reads before its own wait.) 0: every thread waits first.
 #define ENCORE_SM90_EARLY_WEIGHTS 1
 #endif
 #ifndef ENCORE_SM90_PIPE_PARTS
