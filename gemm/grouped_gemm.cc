@@ -328,14 +328,16 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         shape_plans_.Get(args.groups, info_.sm_count, stream_k_ && sm90::kStreamKBuilt);
     if (kind == KernelKind::kAuto && shape.choice.stream_k) kind = KernelKind::kStreamK;
     const bool fits = shape.prepass_bytes <= token_workspace_bytes_;
-    // Stream-K plans always convert tokens in kernel (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).
-    if (token_prepass_ == TokenPrepass::kAlways && !fits && kind != KernelKind::kStreamK) {
+    // Stream-K plans convert tokens in kernel unless sm90::kStreamKPrepass
+    // (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).
+    const bool prepass_kind = kind != KernelKind::kStreamK || sm90::kStreamKPrepass;
+    if (token_prepass_ == TokenPrepass::kAlways && !fits && prepass_kind) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "token_prepass = kAlways: the tokens need ", shape.prepass_bytes,
           " bytes of fp16 workspace; RunnerOptions::token_workspace_bytes is ",
           token_workspace_bytes_));
     }
-    bool prepass = fits && kind != KernelKind::kStreamK &&
+    bool prepass = fits && prepass_kind &&
                    (token_prepass_ == TokenPrepass::kAlways ||
                     (token_prepass_ == TokenPrepass::kAuto && shape.prepass_preferred));
     uint8_t* token_ws = nullptr;

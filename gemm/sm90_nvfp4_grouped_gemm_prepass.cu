@@ -13,11 +13,12 @@ static_assert(sizeof(PrepassParams<64>) <= kMaxPrepassParamBytes,
               "pre-pass parameter block too large for 64 groups");
 
 namespace internal {
-// NOTES: no stream-K kernel reads pre-pass tokens: that instantiation spilled (56 bytes in the wide
-// build, ptxas, whatever the stage counts), and stream-K serves problems with few tiles, where the
-// tokens meet few weight tiles. Stream-K plans convert tokens in kernel.
+// NOTES: by default no stream-K kernel reads pre-pass tokens: that instantiation spilled (56 bytes
+// in the wide build, before the one-call-site tile walk of session 7), and stream-K served problems
+// with few tiles, where the tokens meet few weight tiles; stream-K plans convert tokens in kernel.
+// kStreamKPrepass (manual build _sk) builds it.
 const void* PrepassKernelFunction(KernelKind kind, int group_capacity) {
-  return KernelTable<TokenSource::kPrepass, /*kWithStreamK=*/false>(kind, group_capacity);
+  return KernelTable<TokenSource::kPrepass, kStreamKPrepass>(kind, group_capacity);
 }
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {

@@ -26,10 +26,21 @@
 
 namespace encore::gemm::sm90 {
 
-// NOTES: the stream-K kernels exist in the wide build only: with 128 x 256 tiles ptxas keeps
-// their accumulators in local memory (~700-byte stack frames) and they ran 10-35x slower
-// (run 23). KernelKind::kStreamK is refused where it is not built.
-inline constexpr bool kStreamKBuilt = ENCORE_SM90_WIDE_N != 0;
+// NOTES: the stream-K kernels exist in the wide build (and the manual build _sk) only: with
+// 128 x 256 tiles ptxas kept their accumulators in local memory (~700-byte stack frames) and they
+// ran 10-35x slower (run 23). The cause was the tile walk calling the consumer body from two sites
+// (whole tiles, then pieces), so ptxas kept it out of line; with one call site (session 7,
+// TileScheduler::ForEach) the frames are 0 bytes, but the narrow stream-K kernels have not run on
+// the GPU yet: ENCORE_SM90_STREAM_K = 1 builds them (and, with ENCORE_SM90_STREAM_K_PREPASS = 1,
+// stream-K plans read pre-pass tokens). KernelKind::kStreamK is refused where it is not built.
+#ifndef ENCORE_SM90_STREAM_K
+#define ENCORE_SM90_STREAM_K ENCORE_SM90_WIDE_N
+#endif
+#ifndef ENCORE_SM90_STREAM_K_PREPASS
+#define ENCORE_SM90_STREAM_K_PREPASS 0
+#endif
+inline constexpr bool kStreamKBuilt = ENCORE_SM90_STREAM_K != 0;
+inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PREPASS != 0;
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
 struct TileShape {

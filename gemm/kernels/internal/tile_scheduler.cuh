@@ -53,39 +53,69 @@ struct TileScheduler {
   template <typename F>
   __device__ void ForEach(F&& f) const {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
-    if (kSchedule == Schedule::kSimple) {
+    if constexpr (kSchedule == Schedule::kSimple) {
       if (b < p.num_tiles) f(Whole(b));
-      return;
-    }
-    const int whole = kSchedule == Schedule::kStreamK ? p.dp_tiles : p.num_tiles;
-    for (int round = 0;; ++round) {
-      const int t = round * g + ((round & 1) ? g - 1 - b : b);
-      if (t >= whole) break;
-      f(Whole(t));
-    }
-    if (kSchedule != Schedule::kStreamK || p.sk_units <= 0) return;
-    const StreamKPartition part = Partition();
-    if (b >= part.ctas) return;
-    long long v = part.RangeBegin(b);
-    const long long v_end = part.RangeBegin(b + 1);
-    int grp = 0;
-    while (v < v_end) {
-      const long long u = p.sk_unit_begin + v;  // absolute unit
-      while (grp + 1 < p.num_groups && p.info[grp + 1].unit_start <= u) ++grp;
-      const GroupInfo& gi = p.info[grp];
-      const int kb = KbOf(gi);
-      const long long local = (u - gi.unit_start) / kb;
-      const long long tile_v0 = gi.unit_start + local * kb - p.sk_unit_begin;  // relative
-      const long long tile_v1 = tile_v0 + kb;
+    } else if constexpr (kSchedule == Schedule::kPersistent) {
+      const int whole = p.num_tiles;
+      for (int round = 0;; ++round) {
+        const int t = round * g + ((round & 1) ? g - 1 - b : b);
+        if (t >= whole) break;
+        f(Whole(t));
+      }
+    } else {
+      // NOTES: one call site of f for both phases: with two (the rounds, then the pieces) ptxas
+      // kept the consumer body out of line and its accumulators in a 640-byte local frame.
+      StreamKCursor c = StreamKBegin();
       WorkItem w;
-      w.t = gi.tile_start + static_cast<int>(local);
-      w.kb0 = static_cast<int>(v - tile_v0);
-      w.kb1 = static_cast<int>(min(v_end, tile_v1) - tile_v0);
-      w.first = part.CtaOf(tile_v0);
-      w.last = part.CtaOf(tile_v1 - 1);
-      f(w);
-      v = min(v_end, tile_v1);
+      while (StreamKNext(&c, &w)) f(w);
     }
+  }
+
+  // The stream-K walk as a cursor: the persistent rounds over [0, dp_tiles), then this CTA's
+  // k-block range of the split units, a piece per tile.
+  struct StreamKCursor {
+    int round = 0;
+    bool split = false;  // in the second phase
+    long long v = 0, v_end = 0;
+    int grp = 0;
+  };
+  __device__ StreamKCursor StreamKBegin() const {
+    StreamKCursor c;
+    const StreamKPartition part = Partition();
+    const int b = static_cast<int>(blockIdx.x);
+    if (p.sk_units > 0 && b < part.ctas) {
+      c.v = part.RangeBegin(b);
+      c.v_end = part.RangeBegin(b + 1);
+    }
+    return c;
+  }
+  __device__ bool StreamKNext(StreamKCursor* c, WorkItem* w) const {
+    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    if (!c->split) {
+      const int t = c->round * g + ((c->round & 1) ? g - 1 - b : b);
+      if (t < p.dp_tiles) {
+        ++c->round;
+        *w = Whole(t);
+        return true;
+      }
+      c->split = true;
+    }
+    if (c->v >= c->v_end) return false;
+    const StreamKPartition part = Partition();
+    const long long u = p.sk_unit_begin + c->v;  // absolute unit
+    while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].unit_start <= u) ++c->grp;
+    const GroupInfo& gi = p.info[c->grp];
+    const int kb = KbOf(gi);
+    const long long local = (u - gi.unit_start) / kb;
+    const long long tile_v0 = gi.unit_start + local * kb - p.sk_unit_begin;  // relative
+    const long long tile_v1 = tile_v0 + kb;
+    w->t = gi.tile_start + static_cast<int>(local);
+    w->kb0 = static_cast<int>(c->v - tile_v0);
+    w->kb1 = static_cast<int>(min(c->v_end, tile_v1) - tile_v0);
+    w->first = part.CtaOf(tile_v0);
+    w->last = part.CtaOf(tile_v1 - 1);
+    c->v = min(c->v_end, tile_v1);
+    return true;
   }
 
   __device__ long long TileV0(const WorkItem& w) const {
