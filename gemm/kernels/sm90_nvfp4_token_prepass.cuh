@@ -135,6 +135,31 @@ __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, lon
   PrepassStore(PrepassLoad(p, u, q));
 }
 
+// Thread t of kThreads per block: jobs (one thread's share of a unit: job j = unit j / 4,
+// quarter j % 4) j0, j0 + T, ... of all p.units * 4, with j0 = blockIdx.x * kThreads + t and
+// T = gridDim.x * kThreads, kBatch loaded before any is converted (memory-level parallelism). The
+// 4 threads of a unit have consecutive j0 and T is a multiple of 4, so they take the same branches
+// (the sector-store shuffle needs all 4).
+template <int kBatch, int kThreads, int kGroups>
+__device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, int t) {
+  static_assert(kThreads % kPrepassThreadsPerUnit == 0, "a unit's threads in one block");
+  const long long jobs = p.units * kPrepassThreadsPerUnit;
+  const long long stride = static_cast<long long>(gridDim.x) * kThreads;
+  for (long long j0 = static_cast<long long>(blockIdx.x) * kThreads + t; j0 < jobs;
+       j0 += kBatch * stride) {
+    PrepassJob job[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const long long j = j0 + b * stride;
+      job[b].dst = nullptr;
+      if (j < jobs) job[b] = PrepassLoad(p, j / kPrepassThreadsPerUnit,
+                                         static_cast<int>(j % kPrepassThreadsPerUnit));
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) PrepassStore(job[b]);
+  }
+}
+
 template <int kGroups>
 __global__ void __launch_bounds__(kPrepassThreads)
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
@@ -142,24 +167,13 @@ __global__ void __launch_bounds__(kPrepassThreads)
   GridDependencyWait();
   GridDependentsLaunch();
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
-  const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
-  const int q = static_cast<int>(tid % kPrepassThreadsPerUnit);
   if constexpr (kPrepassGridStride) {
-    // A unit's 4 threads share u (and so every branch below): the sector-store shuffle holds.
-    const long long stride = static_cast<long long>(gridDim.x) * kPrepassThreads /
-                             kPrepassThreadsPerUnit;
-    for (long long u = tid / kPrepassThreadsPerUnit; u < p.units; u += 2 * stride) {
-      const PrepassJob j0 = PrepassLoad(p, u, q);
-      PrepassJob j1;
-      j1.dst = nullptr;
-      if (u + stride < p.units) j1 = PrepassLoad(p, u + stride, q);
-      PrepassStore(j0);
-      PrepassStore(j1);
-    }
+    PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(threadIdx.x));
   } else {
+    const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;
     if (u >= p.units) return;
-    PrepassUnit(p, u, q);
+    PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
   }
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassDone);
 }

@@ -53,21 +53,7 @@ template <int kGroups>
 __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bool arrive_only) {
   // Read before this CTA arrives (and while its loads are in flight).
   const uint32_t target = t == 0 ? GridBarrierTarget(p.grid_sync) : 0u;
-  const long long jobs = p.pre.units * kPrepassThreadsPerUnit;
-  const long long stride = static_cast<long long>(gridDim.x) * kFusedPrepassThreads;
-  for (long long j0 = static_cast<long long>(blockIdx.x) * kFusedPrepassThreads + t; j0 < jobs;
-       j0 += kFusedPrepassBatch * stride) {
-    PrepassJob job[kFusedPrepassBatch];
-#pragma unroll
-    for (int b = 0; b < kFusedPrepassBatch; ++b) {
-      const long long j = j0 + b * stride;
-      job[b].dst = nullptr;
-      if (j < jobs) job[b] = PrepassLoad(p.pre, j / kPrepassThreadsPerUnit,
-                                         static_cast<int>(j % kPrepassThreadsPerUnit));
-    }
-#pragma unroll
-    for (int b = 0; b < kFusedPrepassBatch; ++b) PrepassStore(job[b]);
-  }
+  PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, t);
   FenceProxyAsyncGlobal();
   if (arrive_only) {
     NamedBarrierArrive(kFusedPrepassBarrier, kFusedPrepassThreads);
