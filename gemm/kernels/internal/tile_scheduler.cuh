@@ -50,6 +50,11 @@ struct TileScheduler {
     return StreamKPartition::Make(p.sk_units, static_cast<int>(gridDim.x));
   }
 
+  // CTA b's tile of persistent round `round` in a grid of g (snake order).
+  __device__ static int RoundTile(int round, int g, int b) {
+    return round * g + ((round & 1) ? g - 1 - b : b);
+  }
+
   template <typename F>
   __device__ void ForEach(F&& f) const {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
@@ -58,7 +63,7 @@ struct TileScheduler {
     } else if constexpr (kSchedule == Schedule::kPersistent) {
       const int whole = p.num_tiles;
       for (int round = 0;; ++round) {
-        const int t = round * g + ((round & 1) ? g - 1 - b : b);
+        const int t = RoundTile(round, g, b);
         if (t >= whole) break;
         f(Whole(t));
       }
@@ -74,25 +79,24 @@ struct TileScheduler {
   // The stream-K walk as a cursor: the persistent rounds over [0, dp_tiles), then this CTA's
   // k-block range of the split units, a piece per tile.
   struct StreamKCursor {
+    StreamKPartition part;
     int round = 0;
     bool split = false;  // in the second phase
     long long v = 0, v_end = 0;
     int grp = 0;
   };
   __device__ StreamKCursor StreamKBegin() const {
-    StreamKCursor c;
-    const StreamKPartition part = Partition();
+    StreamKCursor c{Partition()};
     const int b = static_cast<int>(blockIdx.x);
-    if (p.sk_units > 0 && b < part.ctas) {
-      c.v = part.RangeBegin(b);
-      c.v_end = part.RangeBegin(b + 1);
+    if (p.sk_units > 0 && b < c.part.ctas) {
+      c.v = c.part.RangeBegin(b);
+      c.v_end = c.part.RangeBegin(b + 1);
     }
     return c;
   }
   __device__ bool StreamKNext(StreamKCursor* c, WorkItem* w) const {
-    const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
     if (!c->split) {
-      const int t = c->round * g + ((c->round & 1) ? g - 1 - b : b);
+      const int t = RoundTile(c->round, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
       if (t < p.dp_tiles) {
         ++c->round;
         *w = Whole(t);
@@ -101,7 +105,7 @@ struct TileScheduler {
       c->split = true;
     }
     if (c->v >= c->v_end) return false;
-    const StreamKPartition part = Partition();
+    const StreamKPartition& part = c->part;
     const long long u = p.sk_unit_begin + c->v;  // absolute unit
     while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].unit_start <= u) ++c->grp;
     const GroupInfo& gi = p.info[c->grp];
