@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the kernel benchmark and kernel test of the default build and of experiment builds
-# (gemm/BUILD SM90_EXPERIMENTS suffixes) into one git-ignored folder for an A/B run on the GPU
-# machine with benchmarks/results/ab.sh; strips them and packs DIR.tar.xz beside DIR.
+# (gemm/sm90_builds.bzl: SM90_EXPERIMENTS suffixes) into one git-ignored folder for an A/B run on
+# the GPU machine with benchmarks/results/ab.sh; strips them and packs DIR.tar.xz beside DIR.
 #
 #   tools/ab_bundle.sh DIR [SUFFIX...]      # e.g. tools/ab_bundle.sh gpu_ab _rows128
 #   # device tool, carry=["DIR.tar.xz"]: mkdir gb && tar xJf DIR.tar.xz -C gb &&

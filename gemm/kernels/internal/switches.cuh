@@ -1,5 +1,5 @@
-// Compile-time switches of the sm90 NVFP4 kernels (each build of gemm/BUILD's SM90_VARIANTS and
-// SM90_EXPERIMENTS sets some with -D; the runner of an experiment build gets the same flags).
+// Compile-time switches of the sm90 NVFP4 kernels (each build of gemm/BUILD's SM90_VARIANTS, the
+// manual ones in gemm/sm90_builds.bzl, sets some with -D; its runner gets the same flags).
 // The two that change tile and shared-memory sizes the runner must know, ENCORE_SM90_WIDE_N and
 // ENCORE_SM90_MAX_TOKEN_ROWS, live in sm90_nvfp4_grouped_gemm_params.h.
 //

@@ -1,0 +1,46 @@
+"""The sm90 kernel builds' compile-time switches, shared by gemm/BUILD (kernels and runners),
+benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter header)."""
+
+# Experiment builds (manual; each gets :grouped_gemm<suffix> in gemm/BUILD and a benchmark/test
+# target of the same suffix, and its own runner compiled with the same flags: run 34's
+# nine-raw-stage build faulted when its runner, built without them, reserved shared memory for
+# six). _rows128 changes
+# TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
+# too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
+# The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
+# on purpose (they remove one part of the work to measure what it costs); _exp_stamps computes the
+# right results and appends %globaltimer stamps of kernel events to a device log
+# (kernels/internal/stamps.cuh; the benchmark's stamps/ family prints each call's time line).
+SM90_EXPERIMENTS = [
+    ("_nopipe", ["-DENCORE_SM90_CONSUMER_PIPE=0"]),
+    ("_parts2", ["-DENCORE_SM90_PIPE_PARTS=2"]),
+    ("_rows128", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128"]),
+    ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
+    ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),
+    ("_exp_stamps", ["-DENCORE_SM90_EXP_STAMPS=1"]),
+    ("_sk", [
+        "-DENCORE_SM90_STREAM_K=1",
+        "-DENCORE_SM90_STREAM_K_PREPASS=1",
+    ]),
+    ("_pgrid", [
+        "-DENCORE_SM90_PREPASS_THREADS=1024",
+        "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
+    ]),
+    ("_exp_none", [
+        "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
+        "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
+    ]),
+]
+
+# The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
+# Pipeline, which the runner sizes launches by) and :grouped_gemm<suffix> = runner + kernels.
+SM90_MANUAL_BUILDS = [
+    ("_wide", ["-DENCORE_SM90_WIDE_N=1"]),
+] + SM90_EXPERIMENTS
+
+# Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
+# launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
+# compiled with the same switches as their kernels and runner.
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_sk", "_pgrid"]
+SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
+SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
