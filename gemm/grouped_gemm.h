@@ -63,9 +63,11 @@ struct RunnerOptions {
   // Fold the token pre-pass into the GEMM kernel for pre-pass plans whose grid fits on the SMs
   // (one CTA per SM): the GEMM's idle warps convert the tokens, then a grid-wide barrier (no
   // second kernel, no gap between the two). NOTES: needs every CTA of the grid resident at once;
-  // do not enable under MPS SM limits or green contexts smaller than the device. Measured slower
-  // than the separate pre-pass on the H200 (run 45: +5..11% on GPU MODE shapes 1-3): its 96
-  // converting threads per CTA convert one unit at a time.
+  // do not enable under MPS SM limits or green contexts smaller than the device. On the H200
+  // (runs 49-59) it is the fastest direct mode when every call is launched with
+  // Launch(plan, stream, /*pdl=*/true) (GPU MODE shapes -0.5..-4%), but 1-4% slower without PDL,
+  // 2x slower with few CTAs, and slower inside multi-call graphs; and its weight reads come before
+  // its wait (LaunchPlan::reads_after_wait is false), so Run never uses PDL for it.
   bool fuse_token_prepass = false;
 };
 
