@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -321,12 +322,23 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     if (kind == KernelKind::kStreamK && !sm90::kStreamKBuilt) {
       return absl::FailedPreconditionError(
-          "kind = stream_k: not built for the 128 x 256 tile (sm90::kStreamKBuilt; its kernel "
-          "kept the accumulators in local memory)");
+          "kind = stream_k: not built (ENCORE_SM90_STREAM_K = 0, sm90::kStreamKBuilt)");
     }
     const ShapePlan shape =
         shape_plans_.Get(args.groups, info_.sm_count, stream_k_ && sm90::kStreamKBuilt);
-    if (kind == KernelKind::kAuto && shape.choice.stream_k) kind = KernelKind::kStreamK;
+    void* sk_workspace = nullptr;
+    if (kind == KernelKind::kStreamK || (kind == KernelKind::kAuto && shape.choice.stream_k)) {
+      ENCORE_ASSIGN_OR_RETURN(sk_workspace, StreamKWorkspace(stream));
+      if (sk_workspace == nullptr && kind == KernelKind::kStreamK) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "kind = stream_k: no stream-K workspace for this stream: the runner has no device, ",
+            max_token_workspaces_,
+            " streams own workspaces already (RunnerOptions::max_token_workspaces), or the "
+            "stream is capturing and has none yet (prepare one stream-K plan for it outside the "
+            "capture first)"));
+      }
+      if (sk_workspace != nullptr) kind = KernelKind::kStreamK;  // kAuto: else whole tiles
+    }
     const bool fits = shape.prepass_bytes <= token_workspace_bytes_;
     // Stream-K plans convert tokens in kernel unless sm90::kStreamKPrepass
     // (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).
@@ -442,10 +454,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       }
       params->sk_unit_begin = unit_begin;
       params->sk_units = units - unit_begin;
-      ENCORE_ASSIGN_OR_RETURN(void* workspace, StreamKWorkspace(grid));
-      params->sk_partials = static_cast<float*>(workspace);
-      params->sk_counters =
-          reinterpret_cast<int*>(static_cast<char*>(workspace) + sm90::StreamKCountersOffset(grid));
+      params->sk_partials = static_cast<float*>(sk_workspace);
+      params->sk_counters = reinterpret_cast<int*>(static_cast<char*>(sk_workspace) +
+                                                   sm90::StreamKCountersOffset(grid));
     }
     const sm90::TokenSource source =
         prepass ? sm90::TokenSource::kPrepass : sm90::TokenSource::kInKernel;
@@ -498,71 +509,98 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return absl::OkStatus();
   }
 
-  // The stream-K workspace for `ctas` CTAs: allocated (counters zeroed) by the first stream-K
-  // plan, then reused by every plan of this runner (no allocation once warm).
-  absl::StatusOr<void*> StreamKWorkspace(int ctas) {
-    std::lock_guard<std::mutex> lock(workspace_mu_);
-    const size_t bytes = sm90::StreamKWorkspaceBytes(ctas);
-    if (workspace_.size() >= bytes) return workspace_.get();
-    if (!has_device_) {
-      return absl::FailedPreconditionError(
-          "stream-K needs a device workspace (runner without device)");
+  // The per-stream workspaces of the first max_token_workspaces streams that ask for one: the
+  // token pre-pass's fp16 tokens (RunnerOptions::token_workspace_bytes) and stream-K's partial tiles
+  // and arrival counters, each allocated by the first plan that needs it for that stream, never
+  // reallocated or freed before the runner (captured graphs keep pointing into them). So launches
+  // on different streams never share one, and launches on one stream are ordered by it.
+  // NOTES: a linear scan of at most max_token_workspaces entries under the mutex; allocation only
+  // on a stream's first plan of each kind. Never cudaMalloc while the stream captures (a
+  // global-mode capture, e.g. a framework capturing a whole step, would be invalidated by it):
+  // such a plan goes without (tokens converted in kernel, whole tiles instead of stream-K), and
+  // the stream gets its workspace at its first such plan outside a capture.
+  struct StreamWorkspaces {
+    cudaStream_t stream = nullptr;
+    int index = 0;            // creation order (the fake token workspace's slice)
+    void* tokens = nullptr;   // token_workspace_bytes_ + kGridSyncBytes (barrier words zeroed)
+    DeviceBuffer token_buffer;  // empty for the fake
+    void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
+    DeviceBuffer stream_k_buffer;
+  };
+
+  // `stream`'s entry, created on first use; nullptr when max_token_workspaces streams have one.
+  StreamWorkspaces* WorkspacesOf(cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(workspace_mu_) {
+    for (StreamWorkspaces& w : workspaces_) {
+      if (w.stream == stream) return &w;
     }
-    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(bytes));
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaMemset(buffer.get(), 0, bytes),
-                                "cudaMemset(stream-K workspace)");
-    workspace_ = std::move(buffer);
-    return workspace_.get();
+    if (static_cast<int>(workspaces_.size()) >= max_token_workspaces_) return nullptr;
+    StreamWorkspaces w;
+    w.stream = stream;
+    w.index = static_cast<int>(workspaces_.size());
+    workspaces_.push_back(std::move(w));
+    return &workspaces_.back();
   }
 
-  // `stream`'s token pre-pass workspace (RunnerOptions::token_workspace_bytes): allocated by the
-  // first pre-pass plan for that stream, never reallocated or freed before the runner (captured
-  // graphs keep pointing into it); nullptr when max_token_workspaces streams own one already, or
-  // when the stream has none yet and is capturing.
-  // NOTES: a linear scan of at most max_token_workspaces entries under the mutex; allocation only
-  // on a stream's first pre-pass plan. Never cudaMalloc while the stream captures (a global-mode
-  // capture, e.g. a framework capturing a whole step, would be invalidated by it): such a plan
-  // converts tokens in kernel, and the stream gets its workspace at its first plan outside one.
+  // OK(true) when `stream` may allocate now (it is not capturing).
+  static absl::StatusOr<bool> MayAllocate(cudaStream_t stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &capture),
+                                "cudaStreamIsCapturing (before allocating a workspace)");
+    return capture == cudaStreamCaptureStatusNone;
+  }
+
+  // `stream`'s token pre-pass workspace; nullptr when it has none and cannot get one now.
   absl::StatusOr<void*> TokenWorkspace(cudaStream_t stream) {
-    std::lock_guard<std::mutex> lock(workspace_mu_);
-    for (size_t i = 0; i < token_workspaces_.size(); ++i) {
-      if (token_workspaces_[i].stream == stream) return token_workspaces_[i].address;
-    }
-    if (static_cast<int>(token_workspaces_.size()) >= max_token_workspaces_) return nullptr;
-    TokenWorkspaceSlot slot;
-    slot.stream = stream;
+    encore::MutexLock lock(&workspace_mu_);
+    StreamWorkspaces* w = WorkspacesOf(stream);
+    if (w == nullptr) return nullptr;
+    if (w->tokens != nullptr) return w->tokens;
     if (fake_token_workspace_ != nullptr) {  // host-only runner: distinct, never dereferenced
-      slot.address = static_cast<char*>(fake_token_workspace_) +
-                     token_workspaces_.size() * token_workspace_bytes_;
-    } else {
-      if (!has_device_) {
-        return absl::FailedPreconditionError(
-            "the token pre-pass needs a device workspace (runner without device)");
-      }
-      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &capture),
-                                  "cudaStreamIsCapturing (before allocating a token workspace)");
-      if (capture != cudaStreamCaptureStatusNone) return nullptr;
-      // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
-      ENCORE_ASSIGN_OR_RETURN(slot.buffer,
-                              DeviceBuffer::Create(token_workspace_bytes_ + kGridSyncBytes));
-      slot.address = slot.buffer.get();
-      ENCORE_RETURN_IF_CUDA_ERROR(
-          cudaMemsetAsync(static_cast<char*>(slot.address) + token_workspace_bytes_, 0,
-                          kGridSyncBytes, stream),
-          "cudaMemsetAsync (grid barrier words)");
+      w->tokens = static_cast<char*>(fake_token_workspace_) + w->index * token_workspace_bytes_;
+      return w->tokens;
     }
-    token_workspaces_.push_back(std::move(slot));
-    return token_workspaces_.back().address;
+    if (!has_device_) {
+      return absl::FailedPreconditionError(
+          "the token pre-pass needs a device workspace (runner without device)");
+    }
+    ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
+    if (!may_allocate) return nullptr;
+    // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
+    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer,
+                            DeviceBuffer::Create(token_workspace_bytes_ + kGridSyncBytes));
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemsetAsync(static_cast<char*>(buffer.get()) + token_workspace_bytes_, 0,
+                        kGridSyncBytes, stream),
+        "cudaMemsetAsync (grid barrier words)");
+    w->token_buffer = std::move(buffer);
+    w->tokens = w->token_buffer.get();
+    return w->tokens;
+  }
+
+  // `stream`'s stream-K workspace (for a grid of sm_count CTAs); nullptr when it has none and
+  // cannot get one now, or the runner has no device.
+  absl::StatusOr<void*> StreamKWorkspace(cudaStream_t stream) {
+    encore::MutexLock lock(&workspace_mu_);
+    if (!has_device_) return nullptr;
+    StreamWorkspaces* w = WorkspacesOf(stream);
+    if (w == nullptr) return nullptr;
+    if (w->stream_k != nullptr) return w->stream_k;
+    ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
+    if (!may_allocate) return nullptr;
+    const int ctas = info_.sm_count;
+    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer,
+                            DeviceBuffer::Create(sm90::StreamKWorkspaceBytes(ctas)));
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemsetAsync(static_cast<char*>(buffer.get()) + sm90::StreamKCountersOffset(ctas), 0,
+                        sm90::StreamKWorkspaceBytes(ctas) - sm90::StreamKCountersOffset(ctas),
+                        stream),
+        "cudaMemsetAsync (stream-K arrival counters)");
+    w->stream_k_buffer = std::move(buffer);
+    w->stream_k = w->stream_k_buffer.get();
+    return w->stream_k;
   }
 
   static constexpr size_t kGridSyncBytes = 256;
-
-  struct TokenWorkspaceSlot {
-    cudaStream_t stream = nullptr;
-    void* address = nullptr;
-    DeviceBuffer buffer;  // empty for the fake
-  };
 
   DeviceInfo info_;
   TensorMapCache maps_;
@@ -574,9 +612,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const bool fuse_token_prepass_;
   const bool has_device_;
   void* const fake_token_workspace_;
-  std::mutex workspace_mu_;
-  DeviceBuffer workspace_;
-  std::vector<TokenWorkspaceSlot> token_workspaces_;  // addresses are device memory: stable
+  encore::Mutex workspace_mu_;
+  // Per stream (a deque: entries never move while another stream's is added).
+  std::deque<StreamWorkspaces> workspaces_ ABSL_GUARDED_BY(workspace_mu_);
 };
 
 }  // namespace

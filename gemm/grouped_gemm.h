@@ -11,8 +11,8 @@
 // prepared for (Prepare's `stream`; Run passes its own): launches on different streams never share
 // one, launches on one stream are ordered by it. So a plan must run on its stream (or on work
 // ordered with it); cudaStreamPerThread used from several threads is one handle, hence one
-// workspace: give such threads their own streams. Stream-K plans (wide build only) share one
-// workspace per runner: their launches must be stream-ordered (RunnerOptions::stream_k).
+// workspace: give such threads their own streams. Stream-K plans keep their partial tiles in a
+// workspace of their stream in the same way.
 //
 // Example:
 //   ENCORE_ASSIGN_OR_RETURN(auto gemm, encore::gemm::Nvfp4GroupedGemm::Create());
@@ -45,18 +45,18 @@ enum class TokenPrepass : int {
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
-  // Let kAuto choose stream-K (KernelKind::kStreamK) where the model predicts >= 10% gain (builds
-  // with sm90::kStreamKBuilt only: the wide tile; the default 128 x 256 tile has no stream-K).
-  // NOTES: stream-K plans share one workspace per runner (~35 MB on 132 SMs: fp32 partial tiles
-  // and arrival counters, allocated by the first such plan), so launches of stream-K plans
-  // through one runner must be stream-ordered: one stream, or streams the caller orders with
-  // events (as a cuBLAS handle's workspace). Use one runner per concurrent stream, or false.
+  // Let kAuto choose stream-K (KernelKind::kStreamK: the tiles after the last full wave split
+  // along K over one CTA per SM) where heuristics.h's model predicts a >= 10% gain and whole
+  // tiles would leave at least half the SMs idle (run 60: one 128-row tile, K = 7168, 35 -> 23 us).
+  // NOTES: a stream-K plan uses a workspace of the stream it was prepared for (~34 MB on 132 SMs:
+  // fp32 partial tiles and arrival counters, allocated by that stream's first stream-K plan
+  // outside a capture, counted in max_token_workspaces); without one, kAuto runs whole tiles.
   bool stream_k = true;
   // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated
   // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
-  // point into them); at most max_token_workspaces streams, plans for further streams (and plans
-  // whose tokens need more bytes) convert tokens in kernel, as does a stream's first plan while it
-  // captures (no cudaMalloc inside a capture).
+  // point into them); at most max_token_workspaces streams (token and stream-K workspaces
+  // together), plans for further streams (and plans whose tokens need more bytes) convert tokens
+  // in kernel, as does a stream's first plan while it captures (no cudaMalloc inside a capture).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
@@ -86,7 +86,8 @@ class Nvfp4GroupedGemm {
   // Fills `plan` for launches on `stream` (its token workspace; see Workspaces above). kind = kAuto
   // chooses the schedule (simple, persistent, or stream-K when the runner allows it) and the
   // token-tile rows by the problem (gemm/heuristics.h); a forced kind is honoured (kStreamK:
-  // FailedPrecondition when RunnerOptions::stream_k is false or it is not built).
+  // FailedPrecondition when RunnerOptions::stream_k is false or it is not built, ResourceExhausted
+  // when the stream has no stream-K workspace and cannot get one now).
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
                                              KernelKind kind = KernelKind::kAuto,
                                              cudaStream_t stream = nullptr) = 0;

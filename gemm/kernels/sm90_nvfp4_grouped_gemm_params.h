@@ -26,18 +26,21 @@
 
 namespace encore::gemm::sm90 {
 
-// NOTES: the stream-K kernels exist in the wide build (and the manual build _sk) only: with
-// 128 x 256 tiles ptxas kept their accumulators in local memory (~700-byte stack frames) and they
-// ran 10-35x slower (run 23). The cause was the tile walk calling the consumer body from two sites
-// (whole tiles, then pieces), so ptxas kept it out of line; with one call site (session 7,
-// TileScheduler::ForEach) the frames are 0 bytes, but the narrow stream-K kernels have not run on
-// the GPU yet: ENCORE_SM90_STREAM_K = 1 builds them (and, with ENCORE_SM90_STREAM_K_PREPASS = 1,
-// stream-K plans read pre-pass tokens). KernelKind::kStreamK is refused where it is not built.
+// NOTES: stream-K kernels (KernelKind::kStreamK) are built by default (ENCORE_SM90_STREAM_K = 0
+// leaves them out; the runner then refuses kStreamK). Until session 7 they existed in the wide
+// build only: with 128 x 256 tiles ptxas kept their accumulators in local memory (~700-byte stack
+// frames, 10-35x slower, run 23) because the tile walk called the consumer body from two sites
+// (whole tiles, then pieces); with one call site (TileScheduler::ForEach) the frames are 0 bytes.
+// Run 60 (narrow stream-K reading pre-pass tokens): kernel tests pass; one 128-row tile with
+// K = 7168 (N = 256) 34.9 -> 23.0 us, while forced on the GPU MODE shapes and on 8 x M = 16 it
+// loses 23-100% (the kAuto rule, heuristics.h ChooseShape, takes it for neither).
+// ENCORE_SM90_STREAM_K_PREPASS: stream-K plans may read pre-pass tokens (narrow default; the wide
+// build's instantiation spilled 56 bytes before the one-call-site walk and is not re-measured).
 #ifndef ENCORE_SM90_STREAM_K
-#define ENCORE_SM90_STREAM_K ENCORE_SM90_WIDE_N
+#define ENCORE_SM90_STREAM_K 1
 #endif
 #ifndef ENCORE_SM90_STREAM_K_PREPASS
-#define ENCORE_SM90_STREAM_K_PREPASS 0
+#define ENCORE_SM90_STREAM_K_PREPASS (ENCORE_SM90_WIDE_N ? 0 : 1)
 #endif
 inline constexpr bool kStreamKBuilt = ENCORE_SM90_STREAM_K != 0;
 inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PREPASS != 0;

@@ -114,7 +114,7 @@ TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
   EXPECT_FALSE(s1.stream_k);
   EXPECT_FALSE(s2.stream_k);
   EXPECT_FALSE(s3.stream_k);
-  if (sm90::kStreamKBuilt) {  // the wide tile (256 weight rows x <= 128 tokens)
+  if (sm90::TileShape::kBlockN == 256) {  // the wide tile (256 weight rows x <= 128 tokens)
     EXPECT_EQ(s0.cap, 128);
     EXPECT_EQ(s2.cap, 64);                           // smaller tiles fill more of the 132 SMs
     EXPECT_TRUE(Choose({128}, 256, 7168).stream_k);  // run 16: 34.9 vs 77.1 us
@@ -122,6 +122,10 @@ TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
   } else {  // 128 weight rows x <= 256 tokens
     EXPECT_EQ(s0.cap, 256);
     EXPECT_EQ(s2.cap, 128);  // smaller tiles fill more of the 132 SMs
+    // Run 60: one 128-row tile, K = 7168 (2 weight tiles): stream-K 23.0 vs 34.9 us; 8 x M = 16
+    // (128 whole tiles on 132 SMs): 51.9 vs 32.0.
+    EXPECT_TRUE(Choose({128}, 256, 7168).stream_k);
+    EXPECT_FALSE(Choose({16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168).stream_k);
   }
   EXPECT_FALSE(Choose({8}, 128, 256).stream_k);  // 2 k-blocks: nothing to split
   // Without permission, never.

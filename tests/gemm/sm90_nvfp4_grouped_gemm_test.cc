@@ -232,7 +232,8 @@ std::vector<KernelKind> BuiltKinds(bool with_auto = false) {
   return kinds;
 }
 
-// Both token sources: converted in kernel, and by the pre-pass (stream-K plans always in kernel).
+// Both token sources: converted in kernel, and by the pre-pass (stream-K plans in kernel unless
+// sm90::kStreamKPrepass).
 constexpr TokenPrepass kTokenModes[] = {TokenPrepass::kNever, TokenPrepass::kAlways};
 
 TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
@@ -244,7 +245,10 @@ TEST_F(Sm90GemmTest, GpuModeShapesBothKernelsBothDistributions) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
       for (KernelKind kind : BuiltKinds()) {
         for (TokenPrepass mode : kTokenModes) {
-          if (kind == KernelKind::kStreamK && mode == TokenPrepass::kAlways) continue;
+          if (kind == KernelKind::kStreamK && mode == TokenPrepass::kAlways &&
+              !sm90::kStreamKPrepass) {
+            continue;
+          }
           const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
           RunAndCheck(host, dist, kind,
                       absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " ",
@@ -392,6 +396,73 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
   }
 }
 
+// Stream-K plans keep their partial tiles in a workspace of their stream: kAuto takes stream-K
+// for one long-K tile on two streams, each with its own workspace, and both run at the same time
+// on different data; a fresh stream's first plan inside a global-mode capture gets none (no
+// cudaMalloc there): kAuto runs whole tiles, a forced kStreamK says why.
+TEST_F(Sm90GemmTest, StreamKWorkspacesArePerStream) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  if (!sm90::kStreamKBuilt) GTEST_SKIP() << "stream-K is not built (sm90::kStreamKBuilt)";
+  auto runner = Nvfp4GroupedGemm::Create();  // fresh: no stream has a workspace yet
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  uint64_t seed = std::random_device{}();
+  const std::vector<Shape> one_tile = Zip({128}, {256}, {7168});
+  std::vector<HostGroupedProblem> hosts;
+  std::vector<DeviceGroupedProblem> devs;
+  std::vector<Stream> streams;
+  std::vector<std::unique_ptr<LaunchPlan>> plans;
+  for (int i = 0; i < 2; ++i) {
+    hosts.push_back(MakeHostProblem(one_tile, Distribution::kFullRange, ++seed));
+    auto dev = DeviceGroupedProblem::Upload(hosts.back());
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    devs.push_back(std::move(*dev));
+    auto stream = Stream::Create();
+    ASSERT_TRUE(stream.ok());
+    streams.push_back(std::move(*stream));
+    plans.push_back(std::make_unique<LaunchPlan>());
+    ENCORE_ASSERT_OK((*runner)->Prepare(devs[i].args(), plans[i].get(), KernelKind::kAuto,
+                                        streams[i].get()));
+    ASSERT_EQ(plans[i]->kind, KernelKind::kStreamK) << "stream " << i;
+  }
+  const auto* p0 = reinterpret_cast<const sm90::Params<8>*>(plans[0]->params);
+  const auto* p1 = reinterpret_cast<const sm90::Params<8>*>(plans[1]->params);
+  EXPECT_NE(p0->sk_partials, p1->sk_partials) << "two streams, one stream-K workspace";
+  for (int i = 0; i < 2; ++i) {
+    ENCORE_ASSERT_OK(devs[i].PoisonOutputs(streams[i].get()));
+    SyncOrDie(streams[i].get());
+  }
+  for (int rep = 0; rep < 4; ++rep) {
+    for (int i = 0; i < 2; ++i) {
+      ENCORE_ASSERT_OK((*runner)->Launch(*plans[i], streams[i].get(), /*pdl=*/false));
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    SyncOrDie(streams[i].get());
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectAllGroupsMatch(hosts[i], devs[i], 1, absl::StrCat("stream-K on stream ", i)));
+  }
+  // A third stream, first seen inside a capture.
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  ASSERT_EQ(cudaStreamBeginCapture(stream->get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  auto plan = std::make_unique<LaunchPlan>();
+  const absl::Status automatic =
+      (*runner)->Prepare(devs[0].args(), plan.get(), KernelKind::kAuto, stream->get());
+  const KernelKind automatic_kind = plan->kind;
+  const absl::Status forced =
+      (*runner)->Prepare(devs[0].args(), plan.get(), KernelKind::kStreamK, stream->get());
+  cudaGraph_t raw = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream->get(), &raw);  // always end
+  Graph graph(raw);
+  ASSERT_EQ(ended, cudaSuccess) << "the capture was invalidated";
+  ENCORE_ASSERT_OK(automatic);
+  EXPECT_NE(automatic_kind, KernelKind::kStreamK) << "no workspace inside the capture";
+  EXPECT_EQ(forced.code(), absl::StatusCode::kResourceExhausted) << forced;
+  ENCORE_ASSERT_OK((*runner)->Prepare(devs[0].args(), plan.get(), KernelKind::kAuto,
+                                      stream->get()));
+  EXPECT_EQ(plan->kind, KernelKind::kStreamK) << "outside the capture the stream gets its own";
+}
+
 // The graph layer relies on Prepare being deterministic: the same call gives the same launch
 // (function, grid, parameter bytes), also across the runner's remembered tiling decisions.
 TEST_F(Sm90GemmTest, PrepareIsDeterministic) {
@@ -524,7 +595,9 @@ TEST_F(Sm90GemmTest, PlansLaunchBehindTheKernelBeforeThem) {
     ENCORE_ASSERT_OK(gemm->Prepare(second, p2.get()));
     ASSERT_TRUE(p1->reads_after_wait && p2->reads_after_wait);
     ASSERT_EQ(p2->has_pre(), mode == TokenPrepass::kAlways);
-    if (mode == TokenPrepass::kAlways) EXPECT_TRUE(p2->prefers_pdl) << "pre-pass grid too small";
+    if (mode == TokenPrepass::kAlways) {
+      EXPECT_TRUE(p2->prefers_pdl) << "pre-pass grid too small";
+    }
     auto stream = Stream::Create();
     ASSERT_TRUE(stream.ok());
     for (int rep = 0; rep < 4; ++rep) {

@@ -1,0 +1,224 @@
+// Where the narrow widths lose: the consumer loop of benchmarks/micro/wgmma_rs_ceiling.cu
+// (parts_drain: raw words from shared memory, 4 parts of 2 steps, register-A wgmma m64nNk16
+// against a token stage, wait 0 per k-block) with the weight decode varied and 2, 3 or 4 consumer
+// warpgroups per CTA (one CTA per SM, no TMA, no mbarriers). Run 44's ceiling: at N = 64 the
+// real decode reaches 61% of the tensor peak with 2 warpgroups and 52% with 1, the same loop
+// with undecoded words 90%. If more warpgroups close the gap, it is latency (a narrow-tile kernel
+// with more consumers would pay); if not, it is the decode's instruction throughput (fewer
+// instructions per fragment would pay).
+//   cur         the kernel's decode (E2m1PairToHalf2Shifted: 2 shifts + 2 LOP3 per half2) + HMUL2
+//   cur_nomul   the same without the scale multiply
+//   byte        per word, the fp16 high bytes of all 8 codes in two words (hi nibbles: 1 shift,
+//               lo nibbles: 2 shifts, 2 LOP3 each), then one PRMT per half2 ({0, hb, 0, hb'}),
+//               + HMUL2 (a different k pairing: the token permutation would change with it)
+//   byte_nomul  the same without the scale multiply
+// Results are not checked (the values are arbitrary); the accumulators are kept live.
+//
+// Example (on the device; not a Bazel target: nvcc only):
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+//     -diag-suppress=1160 -I. -o /tmp/decode benchmarks/micro/decode_ceiling.cu && /tmp/decode
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "gemm/kernels/internal/consumer.cuh"
+
+namespace sm90 = encore::gemm::sm90;
+
+enum Dec { kCur, kCurNoMul, kByte, kByteNoMul, kDecs };
+static const char* kDecNames[kDecs] = {"cur", "cur_nomul", "byte", "byte_nomul"};
+
+constexpr int kTokStage = sm90::TileShape::kTokStageBytes;
+constexpr int kSmemBytes = 1024 + 2 * kTokStage + 8192;
+
+__device__ __forceinline__ uint32_t Prmt(uint32_t a, uint32_t sel) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, 0, %2;" : "=r"(d) : "r"(a), "r"(sel));
+  return d;
+}
+
+// fp16 high bytes (sign bit 7, e1 e0 m at bits 3..1) of the hi nibbles (kHi) or lo nibbles.
+template <bool kHi>
+__device__ __forceinline__ uint32_t HighBytes(uint32_t w) {
+  if (kHi) return (w & 0x80808080u) | ((w >> 3) & 0x0E0E0E0Eu);
+  return ((w << 4) & 0x80808080u) | ((w << 1) & 0x0E0E0E0Eu);
+}
+
+// Fragments of steps [first, first + 2) (one strip) from the row words a[h][q].
+template <int kDecode>
+__device__ __forceinline__ void Build2(uint32_t (&frag)[1][2][4], const uint32_t (&a)[2][4],
+                                       const uint32_t (&sl)[2][2], int first) {
+#pragma unroll
+  for (int ls = 0; ls < 2; ++ls) {
+    const int st = first + ls;
+    const int q = st >> 1;
+    uint32_t x[4];
+    if constexpr (kDecode == kCur || kDecode == kCurNoMul) {
+      if (st & 1) {
+        x[0] = sm90::E2m1PairToHalf2Shifted<2>(a[0][q]);
+        x[1] = sm90::E2m1PairToHalf2Shifted<2>(a[1][q]);
+        x[2] = sm90::E2m1PairToHalf2Shifted<3>(a[0][q]);
+        x[3] = sm90::E2m1PairToHalf2Shifted<3>(a[1][q]);
+      } else {
+        x[0] = sm90::E2m1PairToHalf2Shifted<0>(a[0][q]);
+        x[1] = sm90::E2m1PairToHalf2Shifted<0>(a[1][q]);
+        x[2] = sm90::E2m1PairToHalf2Shifted<1>(a[0][q]);
+        x[3] = sm90::E2m1PairToHalf2Shifted<1>(a[1][q]);
+      }
+    } else {
+      // Even steps: the hi nibbles of the word's 4 bytes; odd steps: the lo nibbles.
+      const uint32_t h0 = (st & 1) ? HighBytes<false>(a[0][q]) : HighBytes<true>(a[0][q]);
+      const uint32_t h1 = (st & 1) ? HighBytes<false>(a[1][q]) : HighBytes<true>(a[1][q]);
+      x[0] = Prmt(h0, 0x1404u);
+      x[1] = Prmt(h1, 0x1404u);
+      x[2] = Prmt(h0, 0x3424u);
+      x[3] = Prmt(h1, 0x3424u);
+    }
+    if constexpr (kDecode == kCur || kDecode == kByte) {
+      frag[0][ls][0] = sm90::HMul2(x[0], sl[0][st >> 2]);
+      frag[0][ls][1] = sm90::HMul2(x[1], sl[1][st >> 2]);
+      frag[0][ls][2] = sm90::HMul2(x[2], sl[0][st >> 2]);
+      frag[0][ls][3] = sm90::HMul2(x[3], sl[1][st >> 2]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag[0][ls][i] = x[i];
+    }
+  }
+}
+
+template <int N, int kDecode>
+__global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long long* cycles) {
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                             ~static_cast<uintptr_t>(1023));
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  uint32_t* words = reinterpret_cast<uint32_t*>(base);
+  for (int i = tid; i < (2 * kTokStage) / 4; i += threads) words[i] = 0x3C003800u + (i & 0x3F);
+  for (int i = tid; i < 8192 / 4; i += threads) {
+    words[(2 * kTokStage) / 4 + i] = 0x9ABC1234u * (i + 1);
+  }
+  __syncthreads();
+  const uint32_t s = sm90::SmemAddr(base);
+  const uint32_t raw = s + 2 * kTokStage;
+  const uint64_t tok_desc = sm90::SmemDescSw128(s);
+  const int ct = tid & 127;
+  const int lane = ct & 31, g = lane >> 2, c = lane & 3;
+  const int rbase = ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + g;
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  uint32_t a[2][4];
+  uint32_t sl[2][2] = {{0x3C003C00u ^ static_cast<uint32_t>(k_blocks), 0x3C003C00u},
+                       {0x3C003C00u, 0x3C003C00u}};
+  uint32_t frag[2][1][2][4];
+  const long long t0 = clock64();
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const uint64_t desc = tok_desc + static_cast<uint64_t>(kb & 1) * (kTokStage >> 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint4 w = sm90::LdShared128(raw + (rbase + 8 * h) * 64 + c * 16);
+      a[h][0] = w.x;
+      a[h][1] = w.y;
+      a[h][2] = w.z;
+      a[h][3] = w.w;
+    }
+#pragma unroll
+    for (int part = 0; part < 4; ++part) {
+      Build2<kDecode>(frag[part & 1], a, sl, 2 * part);
+      sm90::IssueSteps<N, 2>(acc, frag[part & 1], desc, 2 * part);
+      sm90::WgmmaWait<1>();
+    }
+    sm90::WgmmaWait<0>();
+    sm90::FenceAcc<N>(acc);
+  }
+  const long long t1 = clock64();
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < 128; ++i) sum += acc[i];
+  if (sum == 1234.5f) sink[blockIdx.x * 512 + tid] = sum;  // keeps the accumulators live
+  if (blockIdx.x == 0 && tid == 0) *cycles = t1 - t0;
+}
+
+#define CHECK(x)                                                 \
+  do {                                                           \
+    cudaError_t e = (x);                                         \
+    if (e != cudaSuccess) {                                      \
+      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e)); \
+      return false;                                              \
+    }                                                            \
+  } while (0)
+
+template <int N, int kDecode>
+bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgroups) {
+  auto kernel = Decode<N, kDecode>;
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  cudaFuncAttributes attr;
+  CHECK(cudaFuncGetAttributes(&attr, kernel));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  float best_ms = 1e30f;
+  long long cycles = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    CHECK(cudaEventRecord(e0));
+    kernel<<<sms, 128 * warpgroups, kSmemBytes>>>(k_blocks, sink, cycles_dev);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0.f;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (ms < best_ms) {
+      best_ms = ms;
+      CHECK(cudaMemcpy(&cycles, cycles_dev, sizeof(cycles), cudaMemcpyDeviceToHost));
+    }
+  }
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  const double flop_per_sm = warpgroups * 8.0 * k_blocks * 2.0 * 64 * N * 16;
+  std::printf("N=%3d %-10s %d WG %3d regs %8.3f ms %6.0f FLOP/clk/SM (%5.1f%% of 4096)\n", N,
+              kDecNames[kDecode], warpgroups, attr.numRegs, best_ms, flop_per_sm / cycles,
+              100.0 * flop_per_sm / cycles / 4096);
+  return true;
+}
+
+template <int N, int kDecode>
+bool RunWarpgroups(int sms, int k_blocks, float* sink, long long* cycles) {
+  for (int wg : {2, 3, 4}) {
+    if (!Run<N, kDecode>(sms, k_blocks, sink, cycles, wg)) return false;
+  }
+  return true;
+}
+
+template <int N>
+bool RunAll(int sms, int k_blocks, float* sink, long long* cycles) {
+  return RunWarpgroups<N, kCur>(sms, k_blocks, sink, cycles) &&
+         RunWarpgroups<N, kCurNoMul>(sms, k_blocks, sink, cycles) &&
+         RunWarpgroups<N, kByte>(sms, k_blocks, sink, cycles) &&
+         RunWarpgroups<N, kByteNoMul>(sms, k_blocks, sink, cycles);
+}
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
+              prop.minor);
+  float* sink = nullptr;
+  long long* cycles = nullptr;
+  CHECK(cudaMalloc(&sink, sizeof(float) * 512 * prop.multiProcessorCount));
+  CHECK(cudaMalloc(&cycles, sizeof(long long)));
+  const int k_blocks = 2048;
+  const int sms = prop.multiProcessorCount;
+  const bool ok = RunAll<64>(sms, k_blocks, sink, cycles) &&
+                  RunAll<96>(sms, k_blocks, sink, cycles) &&
+                  RunAll<128>(sms, k_blocks, sink, cycles);
+  CHECK(cudaFree(sink));
+  CHECK(cudaFree(cycles));
+  return ok ? 0 : 1;
+}
