@@ -43,6 +43,34 @@ TEST(E2m1Bits, EveryCodePairInEveryPositionIsE2m1TimesTwoToMinus14) {
   CheckPosition<3>(rng);
 }
 
+template <int kS>
+void CheckSlot(std::mt19937& rng) {
+  const int n_lo = kSlotNibbles[kS][0], n_hi = kSlotNibbles[kS][1];
+  for (uint32_t lo = 0; lo < 16; ++lo) {
+    for (uint32_t hi = 0; hi < 16; ++hi) {
+      for (int rep = 0; rep < 64; ++rep) {
+        uint32_t w = static_cast<uint32_t>(rng());
+        w &= ~((0xFu << (4 * n_lo)) | (0xFu << (4 * n_hi)));
+        w |= (lo << (4 * n_lo)) | (hi << (4 * n_hi));
+        const uint32_t expected = Expected(lo) | (static_cast<uint32_t>(Expected(hi)) << 16);
+        ASSERT_EQ(E2m1Slot<kS>(w), expected) << "slot " << kS << " word 0x" << std::hex << w;
+      }
+    }
+  }
+}
+
+// The byte form's four slots cover the word's 8 nibbles once each.
+TEST(E2m1Bits, EveryCodePairInEverySlotIsE2m1TimesTwoToMinus14) {
+  std::mt19937 rng(20261201);
+  CheckSlot<0>(rng);
+  CheckSlot<1>(rng);
+  CheckSlot<2>(rng);
+  CheckSlot<3>(rng);
+  int seen = 0;
+  for (const auto& s : kSlotNibbles) seen |= (1 << s[0]) | (1 << s[1]);
+  EXPECT_EQ(seen, 0xFF);
+}
+
 TEST(E2m1Bits, TheSubnormalAndTheSignsAreKept) {
   // 0x1 = +0.5 -> fp16 subnormal 2^-15 (0x0200); 0x9 = -0.5; 0x8 = -0; 0x7 = +6, 0xF = -6.
   EXPECT_EQ(E2m1PairToHalf2Shifted<0>(0x00090001u), 0x82000200u);

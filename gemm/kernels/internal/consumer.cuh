@@ -70,7 +70,16 @@ __device__ __forceinline__ void BuildSteps(FragOf<kSteps>& frag,
         frag[j][ls][3] = a[j][1][q] ^ 1u;
         continue;
       }
-      if (st & 1) {
+      if (ENCORE_SM90_BYTE_DECODE) {  // slots 0, 1 from the hi nibbles; 2, 3 from the lo ones
+        const uint32_t h0 = (st & 1) ? E2m1HighBytes<false>(a[j][0][q])
+                                     : E2m1HighBytes<true>(a[j][0][q]);
+        const uint32_t h1 = (st & 1) ? E2m1HighBytes<false>(a[j][1][q])
+                                     : E2m1HighBytes<true>(a[j][1][q]);
+        x0 = (st & 1) ? E2m1SlotFromHighBytes<2>(h0) : E2m1SlotFromHighBytes<0>(h0);
+        x1 = (st & 1) ? E2m1SlotFromHighBytes<2>(h1) : E2m1SlotFromHighBytes<0>(h1);
+        x2 = (st & 1) ? E2m1SlotFromHighBytes<3>(h0) : E2m1SlotFromHighBytes<1>(h0);
+        x3 = (st & 1) ? E2m1SlotFromHighBytes<3>(h1) : E2m1SlotFromHighBytes<1>(h1);
+      } else if (st & 1) {
         x0 = E2m1PairToHalf2Shifted<2>(a[j][0][q]);
         x1 = E2m1PairToHalf2Shifted<2>(a[j][1][q]);
         x2 = E2m1PairToHalf2Shifted<3>(a[j][0][q]);

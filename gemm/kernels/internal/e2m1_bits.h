@@ -39,6 +39,34 @@ ENCORE_E2M1_FN uint32_t E2m1PairToHalf2ShiftedOneCopy(uint32_t w) {
   return (t | (t >> 3)) & 0x8E008E00u;
 }
 
+// The byte form (kernels built with ENCORE_SM90_BYTE_DECODE): the fp16 high bytes of four codes
+// at once, then one byte permute per half2. The fp16 with high byte (sign bit 7, e1 e0 m in bits
+// 3..1) and a zero low byte is e2m1 * 2^-14, the same bits as E2m1PairToHalf2Shifted's.
+// E2m1HighBytes<true>(w): byte b = that high byte of the hi nibble of w's byte b (nibble 2b + 1);
+// <false>: of the lo nibble (nibble 2b). 3 and 4 ALU ops for four codes.
+template <bool kHi>
+ENCORE_E2M1_FN uint32_t E2m1HighBytes(uint32_t w) {
+  return kHi ? (w & 0x80808080u) | ((w >> 3) & 0x0E0E0E0Eu)
+             : ((w << 4) & 0x80808080u) | ((w << 1) & 0x0E0E0E0Eu);
+}
+
+// Slot s (0..3) of a word from its high bytes hb = E2m1HighBytes<(s < 2)>(w): half2 {low, high}
+// of nibbles kSlotNibbles[s] = s 0: {1, 3}, 1: {5, 7}, 2: {0, 2}, 3: {4, 6} (one PRMT).
+inline constexpr int kSlotNibbles[4][2] = {{1, 3}, {5, 7}, {0, 2}, {4, 6}};
+template <int kS>
+ENCORE_E2M1_FN uint32_t E2m1SlotFromHighBytes(uint32_t hb) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(hb, 0u, (kS & 1) ? 0x3424u : 0x1404u);  // {0, byte, 0, byte'}
+#else
+  const int b = 2 * (kS & 1);
+  return (((hb >> (8 * b)) & 0xFFu) << 8) | (((hb >> (8 * b + 8)) & 0xFFu) << 24);
+#endif
+}
+template <int kS>
+ENCORE_E2M1_FN uint32_t E2m1Slot(uint32_t w) {
+  return E2m1SlotFromHighBytes<kS>(E2m1HighBytes<(kS < 2)>(w));
+}
+
 }  // namespace encore::gemm::sm90
 
 #undef ENCORE_E2M1_FN

@@ -59,6 +59,16 @@
 // 0: each thread stores its own 64 contiguous bytes (a warp instruction: 16 bytes every 64).
 #define ENCORE_SM90_PREPASS_SECTOR_STORES 1
 #endif
+#ifndef ENCORE_SM90_BYTE_DECODE
+// 0 (default): weights and tokens unpacked a nibble pair at a time (E2m1PairToHalf2Shifted: 2
+//    shifts + 2 LOP3 per half2; pair i = nibbles {i, i + 4}).
+// 1: the fp16 high bytes of four codes at once, then one PRMT per half2 (E2m1HighBytes /
+//    E2m1SlotFromHighBytes: ~2.75 ALU ops per half2; slots pair other nibbles, so the weights and
+//    the tokens (pre-pass, in-kernel dequant) switch together). Run 61's micro
+//    (benchmarks/micro/decode_ceiling.cu): at width 64 -4% with 2 consumer warpgroups, -11..-13%
+//    with 3-4; widths 96-128 within +-2% (+-8% noise at 2 warpgroups).
+#define ENCORE_SM90_BYTE_DECODE 0
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "gemm/kernels/internal/dequant.cuh"
+#include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
 namespace encore::gemm::sm90 {
@@ -52,7 +53,8 @@ __device__ __forceinline__ void TokenScales(uint32_t s0, uint32_t s1, uint32_t (
 
 // Word column q of a 128-k block (words w[c] = (c, q), c = 0..3, with their scales s[c]) -> the
 // four 16-byte chunks ch = 4 (q & 1) + i (i = 0..3) of fp16 atom q >> 1, in the kernel's permuted
-// k order (chunk ch, half2 c = k {32c + 8q + i, +4}). kOneMul: one multiply (value * 2^-7, s from
+// k order (chunk ch, half2 c = k {32c + 8q + i, +4}; with ENCORE_SM90_BYTE_DECODE k 32c + 8q +
+// kSlotNibbles[i]). kOneMul: one multiply (value * 2^-7, s from
 // TokenScales<true>); else exact values in two multiplies.
 template <bool kOneMul>
 __device__ __forceinline__ void ConvertTokenColumn(const uint32_t (&w)[4], const uint32_t (&s)[4],
@@ -60,9 +62,15 @@ __device__ __forceinline__ void ConvertTokenColumn(const uint32_t (&w)[4], const
   uint32_t x[4][4];  // [i][c]
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
+#if ENCORE_SM90_BYTE_DECODE  // the weights' slots (consumer.cuh BuildSteps)
+    const uint32_t hi = E2m1HighBytes<true>(w[c]), lo = E2m1HighBytes<false>(w[c]);
+    const uint32_t v[4] = {E2m1SlotFromHighBytes<0>(hi), E2m1SlotFromHighBytes<1>(hi),
+                           E2m1SlotFromHighBytes<2>(lo), E2m1SlotFromHighBytes<3>(lo)};
+#else
     const uint32_t v[4] = {
         E2m1PairToHalf2ShiftedOneCopy<0>(w[c]), E2m1PairToHalf2ShiftedOneCopy<1>(w[c]),
         E2m1PairToHalf2ShiftedOneCopy<2>(w[c]), E2m1PairToHalf2ShiftedOneCopy<3>(w[c])};
+#endif
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       x[i][c] = kOneMul ? HMul2(v[i], s[c]) : HMul2(HMul2(v[i], kHalf2Two14), s[c]);
