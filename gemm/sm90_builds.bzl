@@ -18,7 +18,6 @@ SM90_EXPERIMENTS = [
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),
     ("_exp_stamps", ["-DENCORE_SM90_EXP_STAMPS=1"]),
-    ("_bytes", ["-DENCORE_SM90_BYTE_DECODE=1"]),
     ("_pgrid", [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",

@@ -60,14 +60,14 @@
 #define ENCORE_SM90_PREPASS_SECTOR_STORES 1
 #endif
 #ifndef ENCORE_SM90_BYTE_DECODE
-// 0 (default): weights and tokens unpacked a nibble pair at a time (E2m1PairToHalf2Shifted: 2
-//    shifts + 2 LOP3 per half2; pair i = nibbles {i, i + 4}).
-// 1: the fp16 high bytes of four codes at once, then one PRMT per half2 (E2m1HighBytes /
-//    E2m1SlotFromHighBytes: ~2.75 ALU ops per half2; slots pair other nibbles, so the weights and
-//    the tokens (pre-pass, in-kernel dequant) switch together). Run 61's micro
-//    (benchmarks/micro/decode_ceiling.cu): at width 64 -4% with 2 consumer warpgroups, -11..-13%
-//    with 3-4; widths 96-128 within +-2% (+-8% noise at 2 warpgroups).
-#define ENCORE_SM90_BYTE_DECODE 0
+// 1 (default since run 62): the fp16 high bytes of four e2m1 codes at once, then one PRMT per
+//    half2 (E2m1HighBytes / E2m1SlotFromHighBytes: ~2.75 ALU ops per half2; slots pair other
+//    nibbles than the pair form, so the weights and the tokens (pre-pass, in-kernel dequant)
+//    switch together). Run 62 (A/B): GPU MODE shapes -1.2..-2.8%, 8 x M = 16 -6%, the main loop
+//    per k-block -3.6% at width 64, -2.8% at 128, equal at 256.
+// 0: a nibble pair at a time (E2m1PairToHalf2Shifted: 2 shifts + 2 LOP3 per half2; pair i =
+//    nibbles {i, i + 4}).
+#define ENCORE_SM90_BYTE_DECODE 1
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
