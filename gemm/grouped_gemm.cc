@@ -160,7 +160,6 @@ struct ShapePlan {
   size_t prepass_bytes = 0;        // PrepassWorkspaceBytes
   std::array<uint8_t, kMaxGroups> whole_order;  // slot -> caller's group index (cap choice.cap)
   std::array<uint8_t, kMaxGroups> sk_order;     // the same for stream-K (cap kMaxBlockM)
-  std::array<uint8_t, kMaxGroups> split_order;  // simple kernel with choice.split_rows: by item
 };
 
 // NOTES: ChooseShape (ChooseMTileCap) simulates the block scheduler over every tile for several
@@ -231,26 +230,20 @@ class ShapePlanMemo {
     plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k);
     plan.prepass_preferred = PreferPrepass(sorted, n);
     plan.prepass_bytes = PrepassWorkspaceBytes(sorted, n);
-    CostOrder(key, by_m, n, plan.choice.cap, 0, &plan.whole_order);
-    CostOrder(key, by_m, n, TileShape::kMaxBlockM, 0, &plan.sk_order);
-    if (plan.choice.split_rows > 0) {
-      CostOrder(key, by_m, n, plan.choice.cap, plan.choice.split_rows, &plan.split_order);
-    }
+    CostOrder(key, by_m, n, plan.choice.cap, &plan.whole_order);
+    CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
     return plan;
   }
 
-  // Stable insertion sort of the M order by item cost (a tile's, or a split piece's where
-  // split_rows > 0), largest first.
+  // Stable insertion sort of the M order by tile cost, largest first.
   static void CostOrder(const ShapeList& key, const std::array<int, kMaxGroups>& by_m, int n,
-                        int cap, int split_rows, std::array<uint8_t, kMaxGroups>* out) {
+                        int cap, std::array<uint8_t, kMaxGroups>* out) {
     std::array<long long, kMaxGroups> cost;
     for (int s = 0; s < n; ++s) {
       const int g = by_m[s];
       const MTiling mt = ChooseMTiling(key.dims[3 * g], cap);
       const long long c =
-          mt.tiles == 0
-              ? -1
-              : ItemCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]), split_rows);
+          mt.tiles == 0 ? -1 : TileCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
       int j = s;
       while (j > 0 && cost[j - 1] < c) {
         (*out)[j] = (*out)[j - 1];
@@ -379,15 +372,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     size_t ws_offset = 0;
     long long pre_units = 0;
     const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : shape.choice.cap;
-    // Split-K (kAuto only, resolved to the simple kernel below): needs the stream's workspace.
-    if (kind == KernelKind::kAuto && shape.choice.split_rows > 0 && sk_workspace == nullptr) {
-      ENCORE_ASSIGN_OR_RETURN(sk_workspace, StreamKWorkspace(stream));
-    }
-    const bool may_split = kind == KernelKind::kAuto && shape.choice.split_rows > 0 &&
-                           sk_workspace != nullptr;
     const std::array<uint8_t, kMaxGroups>& order =
-        kind == KernelKind::kStreamK ? shape.sk_order
-                                     : (may_split ? shape.split_order : shape.whole_order);
+        kind == KernelKind::kStreamK ? shape.sk_order : shape.whole_order;
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
@@ -450,33 +436,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         tiles > info_.sm_count) {
       kind = KernelKind::kPersistent;
     }
-    // Work items of the simple kernel: a tile each, two for a split tile (pieces adjacent).
-    int items = 0, pieces = 0;
-    auto assign_items = [&](bool split) {
-      items = pieces = 0;
-      for (int s = 0; s < num_groups; ++s) {
-        GroupInfo& gi = params->info[s];
-        const int group_tiles =
-            (s + 1 < num_groups ? params->info[s + 1].tile_start : tiles) - gi.tile_start;
-        gi.k_split =
-            split && SplitsTile(gi.tile_rows, TileShape::KBlocks(gi.k), shape.choice.split_rows)
-                ? 2
-                : 1;
-        gi.item_start = items;
-        gi.piece_start = pieces;
-        items += gi.k_split * group_tiles;
-        if (gi.k_split == 2) pieces += 2 * group_tiles;
-      }
-    };
-    assign_items(may_split && kind == KernelKind::kSimple);
-    if (pieces > 2 * info_.sm_count) assign_items(false);  // ChooseShape's bound; never here
-    params->num_items = items;
-    if (pieces > 0) {  // slots [0, pieces) of the stream-K workspace (2 per SM), counters pieces/2
-      params->sk_partials = static_cast<float*>(sk_workspace);
-      params->sk_counters = reinterpret_cast<int*>(static_cast<char*>(sk_workspace) +
-                                                   sm90::StreamKCountersOffset(info_.sm_count));
-    }
-    int grid = kind == KernelKind::kSimple ? items : std::min(tiles, info_.sm_count);
+    int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
     if (kind == KernelKind::kStreamK) {
       grid = info_.sm_count;
       const int whole = StreamKWholeTiles(tiles, grid);

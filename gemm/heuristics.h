@@ -136,6 +136,9 @@ long long EstimateStreamK(const Groups& groups, int num_groups, int sm_count) {
   return kStreamKUnitCost * ((total + ctas - 1) / std::max(ctas, 1LL)) / 10 + kStreamKFixupCost;
 }
 
+// What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
+// and whether kAuto takes stream-K (always with the largest tiles): only when whole tiles would
+// leave at least half the SMs idle and the model gives stream-K a 10% lead.
 // Token pre-pass (TokenSource::kPrepass): the fp16 workspace a shape list needs (each group's
 // rows of TokenRowHalves(k) halves, 256-byte aligned) and the offset of group g's rows.
 inline size_t PrepassGroupBytes(int m, int k) {
@@ -191,115 +194,16 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
          blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
 }
 
-// Split-K of the widest whole tiles (simple kernel, builds with sm90::kSplitKBuilt): a tile of at
-// least `split_rows` token rows and kSplitMinKBlocks k-blocks runs as two pieces of half its
-// k-blocks on two CTAs, the second to finish adding both fp32 partials (through the stream's
-// stream-K workspace: at most 2 x SM count pieces). GPU MODE shape 0 (256 whole tiles of 64-256
-// tokens on 132 SMs) keeps ~20% of its SMs idle at the end with whole tiles: the SMs given a
-// 256-token tile take ~66 us, the average is ~79 of a ~95 us makespan (list-scheduling model with
-// run 62's per-k-block times); halving the tiles of >= 128 tokens gives ~87 in that model.
-// An item (a whole tile or a piece) costs TileCost, or half of it plus kSplitReduceCost.
-inline constexpr int kSplitMinKBlocks = 16;
-inline constexpr long long kSplitReduceCost = 400;  // ~1.6 us: a 128 KB partial out and back
-inline bool SplitsTile(int rows, int kblocks, int split_rows) {
-  return split_rows > 0 && rows >= split_rows && kblocks >= kSplitMinKBlocks;
-}
-inline long long ItemCost(int rows, int kblocks, int split_rows) {  // rows: the group's tile rows
-  const long long c = TileCost(rows, kblocks);
-  return SplitsTile(rows, kblocks, split_rows) ? c / 2 + kSplitReduceCost : c;
-}
-
-// The simple kernel's makespan with tiles of >= split_rows rows split (0: none), items in
-// decreasing cost (the kernel's order) handed to the least loaded SM; *pieces = split pieces.
-// No allocation (at most 2 item costs per group).
-template <typename Groups>
-long long EstimateSplitMakespan(const Groups& groups, int num_groups, int cap, int split_rows,
-                                int sm_count, long long* pieces) {
-  constexpr int kMaxSms = 1024;
-  constexpr int kMaxEntries = 2 * 64;
-  long long cost[kMaxEntries], count[kMaxEntries];
-  int entries = 0;
-  *pieces = 0;
-  for (int g = 0; g < num_groups && entries + 2 <= kMaxEntries; ++g) {
-    const MTiling mt = ChooseMTiling(groups[g].m, cap);
-    if (mt.tiles == 0) continue;
-    const int n_tiles = sm90::TileShape::NTiles(groups[g].n);
-    const int kb = sm90::TileShape::KBlocks(groups[g].k);
-    const int last_rows = TileRows(mt, groups[g].m, mt.tiles - 1);
-    // A group splits all its tiles or none, by its full tiles' rows (GroupInfo::k_split).
-    const bool split = SplitsTile(mt.rows, kb, split_rows);
-    for (int part = 0; part < 2; ++part) {  // the full tiles, then the last one
-      const int rows = part == 0 ? TileRows(mt, groups[g].m, 0) : last_rows;
-      const long long tiles = part == 0 ? static_cast<long long>(mt.tiles - 1) * n_tiles : n_tiles;
-      if (tiles == 0) continue;
-      const long long whole = TileCost(rows, kb);
-      cost[entries] = split ? whole / 2 + kSplitReduceCost : whole;
-      count[entries] = split ? 2 * tiles : tiles;
-      if (split) *pieces += 2 * tiles;
-      // Insertion by decreasing cost.
-      int j = entries++;
-      while (j > 0 && cost[j - 1] < cost[j]) {
-        std::swap(cost[j - 1], cost[j]);
-        std::swap(count[j - 1], count[j]);
-        --j;
-      }
-    }
-  }
-  long long load[kMaxSms] = {};
-  const int sms = std::min(std::max(sm_count, 1), kMaxSms);
-  for (int e = 0; e < entries; ++e) {
-    for (long long i = 0; i < count[e]; ++i) {  // add to the least loaded SM (min-heap)
-      load[0] += cost[e];
-      for (int x = 0;;) {
-        const int l = 2 * x + 1, r = l + 1;
-        int s = x;
-        if (l < sms && load[l] < load[s]) s = l;
-        if (r < sms && load[r] < load[s]) s = r;
-        if (s == x) break;
-        std::swap(load[x], load[s]);
-        x = s;
-      }
-    }
-  }
-  return *std::max_element(load, load + sms);
-}
-
-// Row thresholds tried for split-K, largest first.
-inline constexpr int kSplitRowsTried[] = {256, 192, 160, 128};
-
 struct ShapeChoice {
   int cap = sm90::TileShape::kMaxBlockM;
   bool stream_k = false;
-  int split_rows = 0;  // > 0: the simple kernel splits tiles of >= split_rows rows (SplitsTile)
 };
-// What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
-// and whether kAuto takes stream-K (always with the largest tiles): only when whole tiles would
-// leave at least half the SMs idle and the model gives stream-K a 10% lead; otherwise, with up to
-// 3 tiles per SM (the simple kernel), whether it splits the widest tiles (split_rows).
 template <typename Groups>
 ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k) {
   ShapeChoice c;
   c.cap = ChooseMTileCap(groups, num_groups, sm_count);
   const long long tiles = CountTiles(groups, num_groups, c.cap);
-  if (!allow_stream_k || tiles == 0) return c;
-  if (2 * tiles > sm_count) {
-    // Split-K where the simple kernel runs (ChooseKernel) and the model gives a 5% lead.
-    if (!sm90::kSplitKBuilt || tiles > 3LL * sm_count) return c;
-    long long pieces = 0;
-    const long long whole = EstimateSplitMakespan(groups, num_groups, c.cap, 0, sm_count, &pieces);
-    long long best = whole;
-    for (int rows : kSplitRowsTried) {
-      if (rows > sm90::TileShape::kMaxBlockM) continue;
-      const long long t =
-          EstimateSplitMakespan(groups, num_groups, c.cap, rows, sm_count, &pieces);
-      if (pieces > 0 && pieces <= 2LL * sm_count && t < best) {
-        best = t;
-        c.split_rows = rows;
-      }
-    }
-    if (20 * best >= 19 * whole) c.split_rows = 0;
-    return c;
-  }
+  if (!allow_stream_k || tiles == 0 || 2 * tiles > sm_count) return c;
   const long long whole = EstimateMakespan(groups, num_groups, c.cap, sm_count, kKBlockFixedRows);
   const long long sk = EstimateStreamK(groups, num_groups, sm_count);
   c.stream_k = 10 * sk < 9 * whole;

@@ -18,7 +18,6 @@ SM90_EXPERIMENTS = [
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),
     ("_exp_stamps", ["-DENCORE_SM90_EXP_STAMPS=1"]),
-    ("_split", ["-DENCORE_SM90_SPLIT_K=1"]),
     ("_pgrid", [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
@@ -38,6 +37,6 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_split"]
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

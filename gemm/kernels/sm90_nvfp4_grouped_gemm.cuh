@@ -158,10 +158,6 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
           !StreamKReduce(p, sched, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      if (kSplitKBuilt && kSchedule == Schedule::kSimple && w.split() &&
-          !SplitKReduce(p.sk_partials, p.sk_counters, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
-        return;
-      }
       EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
       if (tid == 128) Stamp(StampEvent::kTileEnd);
     });

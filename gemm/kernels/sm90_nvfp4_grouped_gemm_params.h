@@ -42,13 +42,7 @@ namespace encore::gemm::sm90 {
 #ifndef ENCORE_SM90_STREAM_K_PREPASS
 #define ENCORE_SM90_STREAM_K_PREPASS (ENCORE_SM90_WIDE_N ? 0 : 1)
 #endif
-#ifndef ENCORE_SM90_SPLIT_K
-// 1: the simple kernel may split its widest tiles in two k halves (heuristics.h ShapeChoice::
-// split_rows; pieces reduced like stream-K's, through the same per-stream workspace).
-#define ENCORE_SM90_SPLIT_K 0
-#endif
 inline constexpr bool kStreamKBuilt = ENCORE_SM90_STREAM_K != 0;
-inline constexpr bool kSplitKBuilt = kStreamKBuilt && ENCORE_SM90_SPLIT_K != 0;
 inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PREPASS != 0;
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
@@ -140,10 +134,8 @@ struct GroupInfo {
   int tile_start;  // first linear tile of this group
   int m_tiles;     // token tiles
   int tile_rows;   // rows per token tile (multiple of kMGranule, <= kMaxBlockM)
-  int k_split;     // simple kernel: 2 when this group's tiles run as two k halves, else 1
+  int pad;
   long long unit_start;  // stream-K: k-blocks of all tiles before this group's first tile
-  int item_start;   // simple kernel: first work item (CTA) of this group
-  int piece_start;  // simple kernel, k_split 2: workspace slot of the group's first piece
 };
 
 // How CTAs walk the tile table (a kernel template argument).
@@ -261,7 +253,7 @@ struct alignas(64) Params {
   // Stream-K only (Schedule::kStreamK): tiles [0, dp_tiles) run whole, the k-blocks
   // [sk_unit_begin, sk_unit_begin + sk_units) of the rest are split evenly over the grid.
   int dp_tiles;
-  int num_items;  // simple kernel: CTAs (num_tiles plus one per split tile)
+  int pad;
   long long sk_unit_begin;
   long long sk_units;
   float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats

@@ -105,47 +105,6 @@ ShapeChoice Choose(std::vector<int> ms, int n, int k) {
 // H200 (run 16, wide tiles: stream-K 189 / 114 / 50.8 / 36.2 us vs the simple kernel's 170 /
 // 87.5 / 48.1 / 22.6); stream-K where few long-K tiles would leave most SMs idle. Row caps: the
 // default 128 x 256 tile keeps every GPU MODE group of shape 0 in one token tile (run 23: 128 us).
-// Split-K of the widest tiles (the simple kernel): on GPU MODE shape 0 the model halves the tiles
-// of >= 128 tokens (256 pieces, within the workspace's 2 per SM) for a 7% shorter makespan; on
-// shapes 1-3 no threshold beats whole tiles (shape 1 runs the persistent kernel anyway; 2-3 are
-// balanced by smaller token tiles). kAuto splits only in builds with sm90::kSplitKBuilt.
-TEST(ChooseShapeTest, SplitKHalvesTheWidestTilesOfShape0Only) {
-  auto split = [](std::vector<int> ms, int n, int k) {
-    std::vector<G> g;
-    for (int m : ms) g.push_back({m, n, k});
-    std::sort(g.begin(), g.end(), [](const G& a, const G& b) { return a.m > b.m; });
-    const int cap = ChooseMTileCap(g, static_cast<int>(g.size()), 132);
-    long long pieces = 0;
-    const long long whole = EstimateSplitMakespan(g, static_cast<int>(g.size()), cap, 0, 132,
-                                                  &pieces);
-    EXPECT_EQ(pieces, 0);
-    long long best = whole;
-    int best_rows = 0;
-    for (int rows : kSplitRowsTried) {
-      const long long t =
-          EstimateSplitMakespan(g, static_cast<int>(g.size()), cap, rows, 132, &pieces);
-      if (pieces > 0 && pieces <= 2 * 132 && t < best) {
-        best = t;
-        best_rows = rows;
-      }
-    }
-    return std::make_pair(best_rows, static_cast<double>(best) / whole);
-  };
-  const auto s0 = split({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
-  EXPECT_EQ(s0.first, 128);
-  EXPECT_LT(s0.second, 0.95);
-  EXPECT_EQ(split({192, 320}, 3072, 4096).first, 0);
-  EXPECT_EQ(split({128, 384}, 4096, 1536).first, 0);
-  EXPECT_FALSE(SplitsTile(256, kSplitMinKBlocks - 1, 128)) << "too few k-blocks to halve";
-  EXPECT_TRUE(SplitsTile(128, kSplitMinKBlocks, 128));
-  EXPECT_FALSE(SplitsTile(112, 56, 128));
-  const ShapeChoice c0 = Choose({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
-  EXPECT_EQ(c0.split_rows, sm90::kSplitKBuilt ? 128 : 0);
-  EXPECT_EQ(Choose({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048).split_rows, 0);
-  EXPECT_EQ(Choose({192, 320}, 3072, 4096).split_rows, 0);
-  EXPECT_EQ(Choose({128, 384}, 4096, 1536).split_rows, 0);
-}
-
 TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
   const ShapeChoice s0 = Choose({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
   const ShapeChoice s1 = Choose({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048);

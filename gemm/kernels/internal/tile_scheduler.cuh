@@ -59,11 +59,7 @@ struct TileScheduler {
   __device__ void ForEach(F&& f) const {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
     if constexpr (kSchedule == Schedule::kSimple) {
-      if constexpr (kSplitKBuilt) {
-        if (b < p.num_items) f(SimpleItem(b));
-      } else {
-        if (b < p.num_tiles) f(Whole(b));
-      }
+      if (b < p.num_tiles) f(Whole(b));
     } else if constexpr (kSchedule == Schedule::kPersistent) {
       const int whole = p.num_tiles;
       for (int round = 0;; ++round) {
@@ -137,32 +133,6 @@ struct TileScheduler {
     return grp;
   }
 
-  // Simple kernel with split-K: item b of the table where a group's tiles take k_split items
-  // each (pieces of one tile adjacent). A piece names the workspace slots of its tile's pieces
-  // (first, last = first + 1); its own slot is first + (kb0 != 0).
-  __device__ WorkItem SimpleItem(int b) const {
-    int grp = 0;
-    while (grp + 1 < p.num_groups && p.info[grp + 1].item_start <= b) ++grp;
-    const GroupInfo& gi = p.info[grp];
-    const int local = b - gi.item_start;
-    const int kb = KbOf(gi);
-    WorkItem w;
-    if (gi.k_split == 2) {
-      const int tile = local >> 1, piece = local & 1;
-      w.t = gi.tile_start + tile;
-      w.kb0 = piece * (kb / 2);
-      w.kb1 = piece == 0 ? kb / 2 : kb;
-      w.first = gi.piece_start + 2 * tile;
-      w.last = w.first + 1;
-    } else {
-      w.t = gi.tile_start + local;
-      w.kb0 = 0;
-      w.kb1 = kb;
-      w.first = w.last = b;
-    }
-    return w;
-  }
-
   __device__ WorkItem Whole(int t) const {
     WorkItem w;
     w.t = t;
@@ -190,19 +160,27 @@ struct TileScheduler {
   }
 };
 
-// One piece of a split tile (consumer warpgroups, 256 threads): every piece stores its fp32
-// partial in its workspace slot and counts itself in at `counter`; the last of the `pieces` to
-// arrive (no piece ever waits) sums all of them in piece order from the workspace (deterministic:
-// the same additions whichever piece is last; slot_of(i) = piece i's slot), resets the counter
-// for the next launch and returns true to run the epilogue.
+// Stream-K piece of a split tile (consumer warpgroups, 256 threads): every piece stores its fp32
+// partial in its workspace slot and counts itself in; the last to arrive (no piece ever waits)
+// sums all pieces in CTA order from the workspace (deterministic: the same additions whichever
+// piece is last),
+// resets the counter for the next launch and returns true to run the epilogue.
 // NOTES: release = the 256 stores, bar.sync, then thread 0's fence + atomic (cumulative); acquire =
 // the last arriver's atomic, fence, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent).
-template <typename SlotOf>
-__device__ __forceinline__ bool ReducePieces(float* partials, int* counter, int pieces,
-                                             int my_slot, SlotOf slot_of, int* arrivals, int x,
-                                             float (&acc)[128]) {
+template <int kGroups, Schedule kSchedule>
+__device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
+                                              const TileScheduler<kGroups, kSchedule>& sched,
+                                              const WorkItem& w, int* arrivals, int x,
+                                              float (&acc)[128]) {
+  const long long v0 = sched.TileV0(w);
+  const int self = static_cast<int>(blockIdx.x);
+  // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
+  // CTA's slot depends on where its range starts.
+  const int first_slot = sched.Partition().Slot(w.first, v0);
+  const float4* partials = reinterpret_cast<const float4*>(p.sk_partials);
   constexpr int kSlot4 = kStreamKSlotFloats / 4;
-  float4* mine = reinterpret_cast<float4*>(partials) + static_cast<size_t>(my_slot) * kSlot4;
+  float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
+                 static_cast<size_t>(self == w.first ? first_slot : 2 * self) * kSlot4;
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
     __stcg(mine + i * 256 + x,
@@ -211,30 +189,28 @@ __device__ __forceinline__ bool ReducePieces(float* partials, int* counter, int 
   NamedBarrierSync(3, 256);
   if (x == 0) {
     __threadfence();
-    const int seen = atomicAdd(counter, 1);
-    if (seen == pieces - 1) {
+    const int seen = atomicAdd(p.sk_counters + w.first, 1);
+    if (seen == w.last - w.first) {
       __threadfence();
-      *counter = 0;  // nobody else touches it in this launch
+      p.sk_counters[w.first] = 0;  // nobody else touches it in this launch
     }
     *arrivals = seen;
   }
   NamedBarrierSync(3, 256);
-  if (*arrivals != pieces - 1) return false;
-  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in piece order,
-  // a whole piece per pass so its 32 loads are in flight together (one at a time, the reduction
-  // was latency-bound: run 13).
-  const float4* all = reinterpret_cast<const float4*>(partials);
-  const float4* first = all + static_cast<size_t>(slot_of(0)) * kSlot4 + x;
+  if (*arrivals != w.last - w.first) return false;
+    // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
+    // a whole piece per pass so its 32 loads are in flight together (one at a time, the reduction
+    // was latency-bound: run 13).
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
-    const float4 v = __ldcg(first + i * 256);
+    const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * 256 + x);
     acc[4 * i] = v.x;
     acc[4 * i + 1] = v.y;
     acc[4 * i + 2] = v.z;
     acc[4 * i + 3] = v.w;
   }
-  for (int c = 1; c < pieces; ++c) {
-    const float4* piece = all + static_cast<size_t>(slot_of(c)) * kSlot4 + x;
+  for (int c = w.first + 1; c <= w.last; ++c) {
+    const float4* piece = partials + static_cast<size_t>(2 * c) * kSlot4 + x;
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       const float4 v = __ldcg(piece + i * 256);
@@ -245,31 +221,6 @@ __device__ __forceinline__ bool ReducePieces(float* partials, int* counter, int 
     }
   }
   return true;
-}
-
-// Stream-K piece of a split tile: pieces come from CTAs [w.first, w.last]; a CTA's piece sits in
-// slot 2c (the first piece of its range) or, for the first CTA only, the slot its range start
-// gives (StreamKPartition::Slot); the counter is indexed by the first CTA.
-template <int kGroups, Schedule kSchedule>
-__device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
-                                              const TileScheduler<kGroups, kSchedule>& sched,
-                                              const WorkItem& w, int* arrivals, int x,
-                                              float (&acc)[128]) {
-  const long long v0 = sched.TileV0(w);
-  const int self = static_cast<int>(blockIdx.x);
-  const int first_slot = sched.Partition().Slot(w.first, v0);
-  return ReducePieces(
-      p.sk_partials, p.sk_counters + w.first, w.last - w.first + 1,
-      self == w.first ? first_slot : 2 * self,
-      [&](int c) { return c == 0 ? first_slot : 2 * (w.first + c); }, arrivals, x, acc);
-}
-
-// Split-K piece (simple kernel): the tile's two pieces sit in slots w.first, w.first + 1 (this
-// piece's by its k half); the counter is slot pair w.first / 2's.
-__device__ __forceinline__ bool SplitKReduce(float* partials, int* counters, const WorkItem& w,
-                                             int* arrivals, int x, float (&acc)[128]) {
-  return ReducePieces(partials, counters + w.first / 2, 2, w.first + (w.kb0 != 0 ? 1 : 0),
-                      [&](int c) { return w.first + c; }, arrivals, x, acc);
 }
 
 }  // namespace encore::gemm::sm90
