@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "benchmarks/micro/micro_timing.cuh"
 #include "gemm/kernels/internal/consumer.cuh"
 
 namespace sm90 = encore::gemm::sm90;
@@ -141,41 +142,16 @@ __global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long
   if (blockIdx.x == 0 && tid == 0) *cycles = t1 - t0;
 }
 
-#define CHECK(x)                                                 \
-  do {                                                           \
-    cudaError_t e = (x);                                         \
-    if (e != cudaSuccess) {                                      \
-      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e)); \
-      return false;                                              \
-    }                                                            \
-  } while (0)
-
 template <int N, int kDecode>
 bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgroups) {
-  auto kernel = Decode<N, kDecode>;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   cudaFuncAttributes attr;
-  CHECK(cudaFuncGetAttributes(&attr, kernel));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  float best_ms = 1e30f;
+  MICRO_CHECK(cudaFuncGetAttributes(&attr, Decode<N, kDecode>));
+  float best_ms = 0.f;
   long long cycles = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    CHECK(cudaEventRecord(e0));
-    kernel<<<sms, 128 * warpgroups, kSmemBytes>>>(k_blocks, sink, cycles_dev);
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0.f;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (ms < best_ms) {
-      best_ms = ms;
-      CHECK(cudaMemcpy(&cycles, cycles_dev, sizeof(cycles), cudaMemcpyDeviceToHost));
-    }
+  if (!micro::BestOfLaunches(Decode<N, kDecode>, sms, 128 * warpgroups, kSmemBytes, 5, cycles_dev,
+                             &best_ms, &cycles, k_blocks, sink, cycles_dev)) {
+    return false;
   }
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
   const double flop_per_sm = warpgroups * 8.0 * k_blocks * 2.0 * 64 * N * 16;
   std::printf("N=%3d %-10s %d WG %3d regs %8.3f ms %6.0f FLOP/clk/SM (%5.1f%% of 4096)\n", N,
               kDecNames[kDecode], warpgroups, attr.numRegs, best_ms, flop_per_sm / cycles,
@@ -199,26 +175,29 @@ bool RunAll(int sms, int k_blocks, float* sink, long long* cycles) {
          RunWarpgroups<N, kByteNoMul>(sms, k_blocks, sink, cycles);
 }
 
-int main() {
+// false on any failure (no device included): main exits 1.
+bool Main() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("no CUDA device\n");
-    return 1;
+    return false;
   }
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  MICRO_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor);
   float* sink = nullptr;
   long long* cycles = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof(float) * 512 * prop.multiProcessorCount));
-  CHECK(cudaMalloc(&cycles, sizeof(long long)));
+  MICRO_CHECK(cudaMalloc(&sink, sizeof(float) * 512 * prop.multiProcessorCount));
+  MICRO_CHECK(cudaMalloc(&cycles, sizeof(long long)));
   const int k_blocks = 2048;
   const int sms = prop.multiProcessorCount;
   const bool ok = RunAll<64>(sms, k_blocks, sink, cycles) &&
                   RunAll<96>(sms, k_blocks, sink, cycles) &&
                   RunAll<128>(sms, k_blocks, sink, cycles);
-  CHECK(cudaFree(sink));
-  CHECK(cudaFree(cycles));
-  return ok ? 0 : 1;
+  MICRO_CHECK(cudaFree(sink));
+  MICRO_CHECK(cudaFree(cycles));
+  return ok;
 }
+
+int main() { return Main() ? 0 : 1; }

@@ -1,0 +1,58 @@
+// Shared harness of the nvcc-only micro-benchmarks (wgmma_rs_ceiling.cu, decode_ceiling.cu): a
+// checked CUDA call, and the best of `reps` timed launches of a kernel that reports CTA 0's
+// clock64 span.
+//
+// Example:
+//   float ms = 0.f;
+//   long long cycles = 0;
+//   if (!micro::BestOfLaunches(kernel, sms, 256, smem, 5, cycles_dev, &ms, &cycles, k_blocks, sink,
+//                              cycles_dev)) return false;
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#define MICRO_CHECK(x)                                           \
+  do {                                                           \
+    cudaError_t e = (x);                                         \
+    if (e != cudaSuccess) {                                      \
+      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e)); \
+      return false;                                              \
+    }                                                            \
+  } while (0)
+
+namespace micro {
+
+// Launches kernel<<<grid, threads, smem_bytes>>>(args...) `reps` times (after allowing the
+// dynamic shared memory), each between two events; *best_ms = the fastest, *cycles = the value
+// the kernel left at cycles_dev in that launch.
+template <typename... KArgs, typename... Args>
+bool BestOfLaunches(void (*kernel)(KArgs...), int grid, int threads, int smem_bytes, int reps,
+                    const long long* cycles_dev, float* best_ms, long long* cycles,
+                    Args... args) {
+  MICRO_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   smem_bytes));
+  cudaEvent_t e0, e1;
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
+  *best_ms = 1e30f;
+  for (int rep = 0; rep < reps; ++rep) {
+    MICRO_CHECK(cudaEventRecord(e0));
+    kernel<<<grid, threads, smem_bytes>>>(args...);
+    MICRO_CHECK(cudaGetLastError());
+    MICRO_CHECK(cudaEventRecord(e1));
+    MICRO_CHECK(cudaEventSynchronize(e1));
+    float ms = 0.f;
+    MICRO_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (ms < *best_ms) {
+      *best_ms = ms;
+      MICRO_CHECK(cudaMemcpy(cycles, cycles_dev, sizeof(*cycles), cudaMemcpyDeviceToHost));
+    }
+  }
+  MICRO_CHECK(cudaEventDestroy(e0));
+  MICRO_CHECK(cudaEventDestroy(e1));
+  return true;
+}
+
+}  // namespace micro
