@@ -27,9 +27,9 @@
 // fine): wgmma step s (16 k), position p (0..15) holds actual k
 //   32*((p%8)/2) + 8*(s/2) + 2*(s%2) + p/8 + 4*(p%2)
 // so a consumer thread (lane%4 = c) reads its row's bytes [16c, 16c+16) as one 16-byte load
-// covering all 8 steps, and every half2 fragment is one nibble pair {i, i+4} of one 32-bit word
-// (i = 2*(s%2) + p/8; with ENCORE_SM90_BYTE_DECODE the pair kSlotNibbles[i] instead, i.e.
-// 32*((p%8)/2) + 8*(s/2) + kSlotNibbles[2*(s%2) + p/8][p%2]).
+// covering all 8 steps, and every half2 fragment is one nibble pair of one 32-bit word: slot
+// i = 2*(s%2) + p/8, nibbles kSlotNibbles[i] (ENCORE_SM90_BYTE_DECODE, the default; so actual k
+// 32*((p%8)/2) + 8*(s/2) + kSlotNibbles[i][p%2]) or {i, i+4} without it (the formula above).
 // The token dequant writes fp16 in exactly that order (see StoreTokenRow).
 #pragma once
 

@@ -39,9 +39,9 @@ ENCORE_E2M1_FN uint32_t E2m1PairToHalf2ShiftedOneCopy(uint32_t w) {
   return (t | (t >> 3)) & 0x8E008E00u;
 }
 
-// The byte form (kernels built with ENCORE_SM90_BYTE_DECODE): the fp16 high bytes of four codes
-// at once, then one byte permute per half2. The fp16 with high byte (sign bit 7, e1 e0 m in bits
-// 3..1) and a zero low byte is e2m1 * 2^-14, the same bits as E2m1PairToHalf2Shifted's.
+// The byte form (the kernels' default, ENCORE_SM90_BYTE_DECODE = 1): the fp16 high bytes of four
+// codes at once, then one byte permute per half2. The fp16 with high byte (sign bit 7, e1 e0 m in
+// bits 3..1) and a zero low byte is e2m1 * 2^-14, the same bits as E2m1PairToHalf2Shifted's.
 // E2m1HighBytes<true>(w): byte b = that high byte of the hi nibble of w's byte b (nibble 2b + 1);
 // <false>: of the lo nibble (nibble 2b). 3 and 4 ALU ops for four codes.
 template <bool kHi>
