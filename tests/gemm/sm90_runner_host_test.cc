@@ -130,6 +130,31 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
   EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
 }
 
+// A runner that allows stream-K but has no device has no stream-K workspace: where the model
+// picks stream-K (one 128-row group, N = 256, K = 7168: a few tiles on 132 SMs) kAuto runs whole
+// tiles, and a forced stream-K says why (ResourceExhausted) instead of failing at launch.
+TEST_F(Sm90RunnerHostTest, StreamKWithoutAWorkspaceFallsBackToWholeTiles) {
+  DeviceInfo info;
+  info.sm_count = 132;
+  DriverApi api;
+  api.tensor_map_encode_tiled = &FakeEncode;
+  RunnerOptions options;
+  options.stream_k = true;
+  options.token_prepass = TokenPrepass::kNever;
+  auto gemm = internal::CreateSm90RunnerWithoutDevice(info, api, options, nullptr);
+  const auto one_tile = Groups({128}, 256, 7168, 9);
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{one_tile}, plan_.get()));
+  EXPECT_EQ(plan_->kind, KernelKind::kSimple);
+  EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles) << "one CTA per whole tile";
+  const absl::Status forced =
+      gemm->Prepare(GroupedGemmArguments{one_tile}, plan_.get(), KernelKind::kStreamK);
+  if (sm90::kStreamKBuilt) {
+    EXPECT_EQ(forced.code(), absl::StatusCode::kResourceExhausted) << forced;
+  } else {
+    EXPECT_EQ(forced.code(), absl::StatusCode::kFailedPrecondition) << forced;
+  }
+}
+
 // Group slots (the order the kernels walk tiles in) go by tile cost, k-blocks x (rows per tile +
 // 24), stably over M largest first, not by M: M = 300 makes two 150-row tiles (rounded to 160:
 // cost 184 per k-block), M = 256 one 256-row tile (280), M = 200 one (232), M = 150 one (184). The
