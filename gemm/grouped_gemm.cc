@@ -510,10 +510,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   }
 
   // The per-stream workspaces of the first max_token_workspaces streams that ask for one: the
-  // token pre-pass's fp16 tokens (RunnerOptions::token_workspace_bytes) and stream-K's partial tiles
-  // and arrival counters, each allocated by the first plan that needs it for that stream, never
-  // reallocated or freed before the runner (captured graphs keep pointing into them). So launches
-  // on different streams never share one, and launches on one stream are ordered by it.
+  // token pre-pass's fp16 tokens (RunnerOptions::token_workspace_bytes) and stream-K's partial
+  // tiles and arrival counters, each allocated by the first plan that needs it for that stream,
+  // never reallocated or freed before the runner (captured graphs keep pointing into them). So
+  // launches on different streams never share one, and launches on one stream are ordered by it.
   // NOTES: a linear scan of at most max_token_workspaces entries under the mutex; allocation only
   // on a stream's first plan of each kind. Never cudaMalloc while the stream captures (a
   // global-mode capture, e.g. a framework capturing a whole step, would be invalidated by it):

@@ -37,8 +37,8 @@ namespace encore::gemm {
 // pre-kernel) or by every CTA in the GEMM kernel.
 enum class TokenPrepass : int {
   kAuto = 0,    // when the tokens meet several weight tiles and the workspace holds them
-  kAlways = 1,  // every plan but stream-K ones (ResourceExhausted when the workspace cannot
-                // hold the tokens)
+  kAlways = 1,  // every plan (stream-K ones only where sm90::kStreamKPrepass; ResourceExhausted
+                // when the workspace cannot hold the tokens)
   kNever = 2,
 };
 

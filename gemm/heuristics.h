@@ -114,7 +114,9 @@ int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
 // weight dequantization dominates: rows + kKBlockFixedRows), and stream-K ran 1.4-1.8x its ideal
 // total / SMs on the GPU MODE shapes (fixups, pipeline ramps per piece, weight k-blocks no longer
 // read in step by the CTAs sharing them), losing to whole tiles on all four. It pays where few
-// tiles leave most SMs idle: one 128 x 256 tile with K = 7168, 2.2x; 8 x M = 16, 1.3x.
+// tiles leave most SMs idle: one 128 x 256 tile with K = 7168, 2.2x; 8 x M = 16, 1.3x. With the
+// default 128 x 256 tile (run 60): one 128-row tile, K = 7168, 34.9 -> 23.0 us (taken); 8 x M = 16
+// 51.9 vs 32.0 (not taken: 128 whole tiles fill 128 SMs); GPU MODE shapes +23-100% (not taken).
 inline constexpr int kKBlockFixedRows = 1000;
 inline constexpr long long kStreamKUnitCost = 16;  // tenths
 inline constexpr long long kStreamKFixupCost = 800;

@@ -24,7 +24,7 @@ inline constexpr int kGroupCapacities[] = {8, 64};
 inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 
 // nullptr for an unsupported (kind, capacity, source); kind must be kSimple, kPersistent or
-// kStreamK (stream-K only with TokenSource::kInKernel).
+// kStreamK (stream-K where kStreamKBuilt; with TokenSource::kPrepass only where kStreamKPrepass).
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source);
 // The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
 const void* PrepassFunction(int group_capacity);
