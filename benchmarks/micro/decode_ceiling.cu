@@ -134,12 +134,7 @@ __global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long
     sm90::WgmmaWait<0>();
     sm90::FenceAcc<N>(acc);
   }
-  const long long t1 = clock64();
-  float sum = 0.f;
-#pragma unroll
-  for (int i = 0; i < 128; ++i) sum += acc[i];
-  if (sum == 1234.5f) sink[blockIdx.x * 512 + tid] = sum;  // keeps the accumulators live
-  if (blockIdx.x == 0 && tid == 0) *cycles = t1 - t0;
+  micro::KeepLiveAndReport(acc, sink + blockIdx.x * 512 + tid, cycles, t0, clock64());
 }
 
 template <int N, int kDecode>
@@ -177,15 +172,8 @@ bool RunAll(int sms, int k_blocks, float* sink, long long* cycles) {
 
 // false on any failure (no device included): main exits 1.
 bool Main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device\n");
-    return false;
-  }
   cudaDeviceProp prop;
-  MICRO_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount, prop.major,
-              prop.minor);
+  if (!micro::DeviceInfo(&prop)) return false;
   float* sink = nullptr;
   long long* cycles = nullptr;
   MICRO_CHECK(cudaMalloc(&sink, sizeof(float) * 512 * prop.multiProcessorCount));

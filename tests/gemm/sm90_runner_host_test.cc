@@ -74,6 +74,17 @@ std::vector<GroupProblem> Groups(const std::vector<int>& ms, int n, int k, uintp
   return g;
 }
 
+// A runner without a device on 132 SMs with the fake encoder; `fake_workspace`: the token
+// workspace address its pre-pass plans use (nullptr: none).
+std::unique_ptr<Nvfp4GroupedGemm> HostRunner(const RunnerOptions& options,
+                                             void* fake_workspace = nullptr) {
+  DeviceInfo info;
+  info.sm_count = 132;
+  DriverApi api;
+  api.tensor_map_encode_tiled = &FakeEncode;
+  return internal::CreateSm90RunnerWithoutDevice(info, api, options, fake_workspace);
+}
+
 class Sm90RunnerHostTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -134,14 +145,10 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
 // picks stream-K (one 128-row group, N = 256, K = 7168: a few tiles on 132 SMs) kAuto runs whole
 // tiles, and a forced stream-K says why (ResourceExhausted) instead of failing at launch.
 TEST_F(Sm90RunnerHostTest, StreamKWithoutAWorkspaceFallsBackToWholeTiles) {
-  DeviceInfo info;
-  info.sm_count = 132;
-  DriverApi api;
-  api.tensor_map_encode_tiled = &FakeEncode;
   RunnerOptions options;
   options.stream_k = true;
   options.token_prepass = TokenPrepass::kNever;
-  auto gemm = internal::CreateSm90RunnerWithoutDevice(info, api, options, nullptr);
+  auto gemm = HostRunner(options);
   const auto one_tile = Groups({128}, 256, 7168, 9);
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{one_tile}, plan_.get()));
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
@@ -292,18 +299,13 @@ class Sm90PrepassHostTest : public ::testing::Test {
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
   std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
                                          int max_workspaces = 8, bool fuse = false) {
-    DeviceInfo info;
-    info.sm_count = 132;
-    DriverApi api;
-    api.tensor_map_encode_tiled = &FakeEncode;
     RunnerOptions options;
     options.stream_k = false;
     options.token_prepass = mode;
     options.token_workspace_bytes = bytes;
     options.max_token_workspaces = max_workspaces;
     options.fuse_token_prepass = fuse;
-    return internal::CreateSm90RunnerWithoutDevice(info, api, options,
-                                                   const_cast<void*>(Addr(kWorkspace)));
+    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)));
   }
 };
 
