@@ -40,3 +40,8 @@ SM90_MANUAL_BUILDS = [
 SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
+
+# The manual builds whose kernels compute the right results (each gets a kernel test target in
+# tests/gemm/BUILD); the _exp_notok / _exp_nowgt / _exp_none builds skip work on purpose.
+SM90_WRONG_ON_PURPOSE = ["_exp_notok", "_exp_nowgt", "_exp_none"]
+SM90_TESTED_SUFFIXES = [s for s in SM90_MANUAL_SUFFIXES if s not in SM90_WRONG_ON_PURPOSE]
