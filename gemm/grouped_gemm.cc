@@ -549,6 +549,16 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return capture == cudaStreamCaptureStatusNone;
   }
 
+  // A device buffer of `bytes` whose bytes [zero_from, bytes) are zeroed in `stream`'s order.
+  static absl::StatusOr<DeviceBuffer> CreateWithZeroedTail(size_t bytes, size_t zero_from,
+                                                           cudaStream_t stream, const char* what) {
+    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(bytes));
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemsetAsync(static_cast<char*>(buffer.get()) + zero_from, 0, bytes - zero_from, stream),
+        what);
+    return buffer;
+  }
+
   // `stream`'s token pre-pass workspace; nullptr when it has none and cannot get one now.
   absl::StatusOr<void*> TokenWorkspace(cudaStream_t stream) {
     encore::MutexLock lock(&workspace_mu_);
@@ -566,13 +576,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
     if (!may_allocate) return nullptr;
     // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
-    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer,
-                            DeviceBuffer::Create(token_workspace_bytes_ + kGridSyncBytes));
-    ENCORE_RETURN_IF_CUDA_ERROR(
-        cudaMemsetAsync(static_cast<char*>(buffer.get()) + token_workspace_bytes_, 0,
-                        kGridSyncBytes, stream),
-        "cudaMemsetAsync (grid barrier words)");
-    w->token_buffer = std::move(buffer);
+    ENCORE_ASSIGN_OR_RETURN(
+        w->token_buffer,
+        CreateWithZeroedTail(token_workspace_bytes_ + kGridSyncBytes, token_workspace_bytes_,
+                             stream, "cudaMemsetAsync (grid barrier words)"));
     w->tokens = w->token_buffer.get();
     return w->tokens;
   }
@@ -588,14 +595,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
     if (!may_allocate) return nullptr;
     const int ctas = info_.sm_count;
-    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer,
-                            DeviceBuffer::Create(sm90::StreamKWorkspaceBytes(ctas)));
-    ENCORE_RETURN_IF_CUDA_ERROR(
-        cudaMemsetAsync(static_cast<char*>(buffer.get()) + sm90::StreamKCountersOffset(ctas), 0,
-                        sm90::StreamKWorkspaceBytes(ctas) - sm90::StreamKCountersOffset(ctas),
-                        stream),
-        "cudaMemsetAsync (stream-K arrival counters)");
-    w->stream_k_buffer = std::move(buffer);
+    ENCORE_ASSIGN_OR_RETURN(
+        w->stream_k_buffer,
+        CreateWithZeroedTail(sm90::StreamKWorkspaceBytes(ctas), sm90::StreamKCountersOffset(ctas),
+                             stream, "cudaMemsetAsync (stream-K arrival counters)"));
     w->stream_k = w->stream_k_buffer.get();
     return w->stream_k;
   }
