@@ -17,10 +17,12 @@
 // Example (on the device; not a Bazel target: nvcc only):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -diag-suppress=1160 -I. -o /tmp/decode benchmarks/micro/decode_ceiling.cu && /tmp/decode
+//   /tmp/decode strips   # one-strip vs two-strip warpgroups, byte decode, widths 48-128
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "benchmarks/micro/micro_timing.cuh"
 #include "gemm/kernels/internal/consumer.cuh"
@@ -31,7 +33,8 @@ enum Dec { kCur, kCurNoMul, kByte, kByteNoMul, kDecs };
 static const char* kDecNames[kDecs] = {"cur", "cur_nomul", "byte", "byte_nomul"};
 
 constexpr int kTokStage = sm90::TileShape::kTokStageBytes;
-constexpr int kSmemBytes = 1024 + 2 * kTokStage + 8192;
+constexpr int kRawBytes = 16384;  // 256 rows x 64 bytes
+constexpr int kSmemBytes = 1024 + 2 * kTokStage + kRawBytes;
 
 __device__ __forceinline__ uint32_t Prmt(uint32_t a, uint32_t sel) {
   uint32_t d;
@@ -88,8 +91,12 @@ __device__ __forceinline__ void Build2(uint32_t (&frag)[1][2][4], const uint32_t
   }
 }
 
+// Wider than 128 tokens the accumulators need more than 512 threads' registers: at most 3 warpgroups.
+template <int N>
+inline constexpr int kDecodeThreads = N > 128 ? 384 : 512;
+
 template <int N, int kDecode>
-__global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long long* cycles) {
+__global__ void __launch_bounds__(kDecodeThreads<N>, 1) Decode(int k_blocks, float* sink, long long* cycles) {
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
@@ -97,7 +104,7 @@ __global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long
   const int threads = static_cast<int>(blockDim.x);
   uint32_t* words = reinterpret_cast<uint32_t*>(base);
   for (int i = tid; i < (2 * kTokStage) / 4; i += threads) words[i] = 0x3C003800u + (i & 0x3F);
-  for (int i = tid; i < 8192 / 4; i += threads) {
+  for (int i = tid; i < kRawBytes / 4; i += threads) {
     words[(2 * kTokStage) / 4 + i] = 0x9ABC1234u * (i + 1);
   }
   __syncthreads();
@@ -137,6 +144,94 @@ __global__ void __launch_bounds__(512, 1) Decode(int k_blocks, float* sink, long
   micro::KeepLiveAndReport(acc, sink + blockIdx.x * 512 + tid, cycles, t0, clock64());
 }
 
+// Two 64-row strips per consumer warpgroup (rows rbase and rbase + 128 of a 256-row raw tile), the
+// byte decode with the scale multiply: per k-step one fragment and one wgmma per strip into
+// acc[64 j..] (N <= 128), so each warpgroup keeps twice the tensor work per commit group in flight.
+template <int N>
+__global__ void __launch_bounds__(256, 1) DecodeStrips2(int k_blocks, float* sink,
+                                                        long long* cycles) {
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                             ~static_cast<uintptr_t>(1023));
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  uint32_t* words = reinterpret_cast<uint32_t*>(base);
+  for (int i = tid; i < (2 * kTokStage) / 4; i += threads) words[i] = 0x3C003800u + (i & 0x3F);
+  for (int i = tid; i < kRawBytes / 4; i += threads) {
+    words[(2 * kTokStage) / 4 + i] = 0x9ABC1234u * (i + 1);
+  }
+  __syncthreads();
+  const uint32_t s = sm90::SmemAddr(base);
+  const uint32_t raw = s + 2 * kTokStage;
+  const uint64_t tok_desc = sm90::SmemDescSw128(s);
+  const int ct = tid & 127;
+  const int lane = ct & 31, g = lane >> 2, c = lane & 3;
+  const int rbase = ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + g;
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  uint32_t a[2][2][4];
+  uint32_t sl[2][2] = {{0x3C003C00u ^ static_cast<uint32_t>(k_blocks), 0x3C003C00u},
+                       {0x3C003C00u, 0x3C003C00u}};
+  uint32_t frag[2][2][1][2][4];  // [buffer][strip][...]
+  const long long t0 = clock64();
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    const uint64_t desc = tok_desc + static_cast<uint64_t>(kb & 1) * (kTokStage >> 4);
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const uint4 w = sm90::LdShared128(raw + (rbase + 128 * j + 8 * h) * 64 + c * 16);
+        a[j][h][0] = w.x;
+        a[j][h][1] = w.y;
+        a[j][h][2] = w.z;
+        a[j][h][3] = w.w;
+      }
+    }
+#pragma unroll
+    for (int part = 0; part < 4; ++part) {
+#pragma unroll
+      for (int j = 0; j < 2; ++j) Build2<kByte>(frag[part & 1][j], a[j], sl, 2 * part);
+      sm90::FenceAcc<N>(acc);
+#pragma unroll
+      for (int i = 64; i < 64 + N / 2; ++i) sm90::FenceRegister(acc[i]);
+      sm90::WgmmaFence();
+#pragma unroll
+      for (int ls = 0; ls < 2; ++ls) {
+        const int st = 2 * part + ls;
+        const int offset = (st / 4) * sm90::TileShape::kTokAtomBytes + (st % 4) * 32;
+        const uint64_t d = desc + static_cast<uint64_t>(offset >> 4);
+#pragma unroll
+        for (int j = 0; j < 2; ++j) sm90::WgmmaRS<N>(acc + 64 * j, frag[part & 1][j][0][ls], d);
+      }
+      sm90::WgmmaCommit();
+      sm90::WgmmaWait<1>();
+    }
+    sm90::WgmmaWait<0>();
+    sm90::FenceAcc<N>(acc);
+#pragma unroll
+    for (int i = 64; i < 64 + N / 2; ++i) sm90::FenceRegister(acc[i]);
+  }
+  micro::KeepLiveAndReport(acc, sink + blockIdx.x * 512 + tid, cycles, t0, clock64());
+}
+
+template <int N>
+bool RunStrips2(int sms, int k_blocks, float* sink, long long* cycles_dev) {
+  cudaFuncAttributes attr;
+  MICRO_CHECK(cudaFuncGetAttributes(&attr, DecodeStrips2<N>));
+  float best_ms = 0.f;
+  long long cycles = 0;
+  if (!micro::BestOfLaunches(DecodeStrips2<N>, sms, 256, kSmemBytes, 5, cycles_dev, &best_ms,
+                             &cycles, k_blocks, sink, cycles_dev)) {
+    return false;
+  }
+  const double flop_per_sm = 2 * 2 * 8.0 * k_blocks * 2.0 * 64 * N * 16;
+  std::printf("N=%3d %-10s 2 WG x 2 strips %3d regs %8.3f ms %6.0f FLOP/clk/SM (%5.1f%% of 4096)\n",
+              N, "byte", attr.numRegs, best_ms, flop_per_sm / cycles,
+              100.0 * flop_per_sm / cycles / 4096);
+  return true;
+}
+
 template <int N, int kDecode>
 bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgroups) {
   cudaFuncAttributes attr;
@@ -157,6 +252,7 @@ bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgrou
 template <int N, int kDecode>
 bool RunWarpgroups(int sms, int k_blocks, float* sink, long long* cycles) {
   for (int wg : {2, 3, 4}) {
+    if (128 * wg > kDecodeThreads<N>) break;
     if (!Run<N, kDecode>(sms, k_blocks, sink, cycles, wg)) return false;
   }
   return true;
@@ -170,8 +266,16 @@ bool RunAll(int sms, int k_blocks, float* sink, long long* cycles) {
          RunWarpgroups<N, kByteNoMul>(sms, k_blocks, sink, cycles);
 }
 
-// false on any failure (no device included): main exits 1.
-bool Main() {
+template <int N>
+bool RunStripsCompare(int sms, int k_blocks, float* sink, long long* cycles) {
+  return RunWarpgroups<N, kByte>(sms, k_blocks, sink, cycles) &&
+         RunStrips2<N>(sms, k_blocks, sink, cycles);
+}
+
+// false on any failure (no device included): main exits 1. `strips`: the byte decode with 2, 3 or
+// 4 one-strip warpgroups against 2 two-strip warpgroups, widths 48-128, then 2 or 3 one-strip
+// warpgroups at widths 160-256.
+bool Main(bool strips) {
   cudaDeviceProp prop;
   if (!micro::DeviceInfo(&prop)) return false;
   float* sink = nullptr;
@@ -180,12 +284,25 @@ bool Main() {
   MICRO_CHECK(cudaMalloc(&cycles, sizeof(long long)));
   const int k_blocks = 2048;
   const int sms = prop.multiProcessorCount;
-  const bool ok = RunAll<64>(sms, k_blocks, sink, cycles) &&
-                  RunAll<96>(sms, k_blocks, sink, cycles) &&
-                  RunAll<128>(sms, k_blocks, sink, cycles);
+  const bool ok =
+      strips ? RunStripsCompare<48>(sms, k_blocks, sink, cycles) &&
+                   RunStripsCompare<64>(sms, k_blocks, sink, cycles) &&
+                   RunStripsCompare<80>(sms, k_blocks, sink, cycles) &&
+                   RunStripsCompare<96>(sms, k_blocks, sink, cycles) &&
+                   RunStripsCompare<128>(sms, k_blocks, sink, cycles) &&
+                   RunWarpgroups<160, kByte>(sms, k_blocks, sink, cycles) &&
+                   RunWarpgroups<192, kByte>(sms, k_blocks, sink, cycles) &&
+                   RunWarpgroups<208, kByte>(sms, k_blocks, sink, cycles) &&
+                   RunWarpgroups<256, kByte>(sms, k_blocks, sink, cycles)
+             : RunAll<64>(sms, k_blocks, sink, cycles) &&
+                   RunAll<96>(sms, k_blocks, sink, cycles) &&
+                   RunAll<128>(sms, k_blocks, sink, cycles);
   MICRO_CHECK(cudaFree(sink));
   MICRO_CHECK(cudaFree(cycles));
   return ok;
 }
 
-int main() { return Main() ? 0 : 1; }
+int main(int argc, char** argv) {
+  const bool strips = argc > 1 && std::string(argv[1]) == "strips";
+  return Main(strips) ? 0 : 1;
+}
