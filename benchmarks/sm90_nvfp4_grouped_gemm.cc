@@ -48,15 +48,23 @@ void Check(const absl::Status& s) {
   }
 }
 
-// One runner per token pre-pass mode, and one more with the pre-pass fused into the GEMM where the
-// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise).
-Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false) {
-  static std::unique_ptr<Nvfp4GroupedGemm> runners[4];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused ? 3 : static_cast<int>(mode)];
+// One runner per token pre-pass mode, one more with the pre-pass fused into the GEMM where the
+// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise), and one per forced
+// token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto).
+Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 0,
+                         bool unpacked = false) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner =
+      runners[unpacked          ? 20
+              : tile_rows > 0 ? 3 + tile_rows / 16
+              : fused         ? 3
+                              : static_cast<int>(mode)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
     options.fuse_token_prepass = fused;
+    options.token_tile_rows = tile_rows;
+    options.pack_tiles = !unpacked;
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -151,6 +159,8 @@ struct CallMode {
   bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
   Part part = Part::kCall;
   bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
+  int tile_rows = 0;  // RunnerOptions::token_tile_rows
+  bool unpacked = false;  // RunnerOptions::pack_tiles = false
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -166,6 +176,16 @@ CallMode Fused(bool pdl = false) {
 CallMode Pdl() {
   CallMode m;
   m.pdl = true;
+  return m;
+}
+CallMode TileRows(int rows) {
+  CallMode m;
+  m.tile_rows = rows;
+  return m;
+}
+CallMode Unpacked() {
+  CallMode m;
+  m.unpacked = true;
   return m;
 }
 CallMode Only(Part part) {
@@ -226,7 +246,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   const Part part = how.part;
   bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm = Runner(how.prepass, how.fused);
+  Nvfp4GroupedGemm* gemm = Runner(how.prepass, how.fused, how.tile_rows, how.unpacked);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -352,6 +372,17 @@ void Register(int sm_count) {
                     s.m, s.n, s.k, KernelKind::kAuto, 15, fused ? Fused(/*pdl=*/true) : Pdl());
     }
   }
+  // A forced token-tile row cap instead of the model's choice: "gpumode/<shape>/auto/rows<R>";
+  // no packed persistent schedule: "gpumode/<shape>/auto/unpacked".
+  for (const BenchShape& s : kShapes) {
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/unpacked"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 30, Unpacked());
+    for (int rows : {64, 96, 128, 160, 192, 256}) {
+      if (rows > sm90::TileShape::kMaxBlockM) continue;
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/rows", rows), s.m, s.n, s.k,
+                    KernelKind::kAuto, 15, TileRows(rows));
+    }
+  }
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, Fused());
@@ -400,7 +431,7 @@ void Register(int sm_count) {
   // K = 4096 and 8192: the difference over the 32 extra k-blocks is the main loop's time per
   // k-block, free of the pre-pass, prologue, epilogue and tail (compare with
   // benchmarks/micro/wgmma_rs_ceiling.cu at the same width).
-  for (int w : {64, 128, 256}) {
+  for (int w : {64, 96, 128, 160, 192, 256}) {
     for (int k : {4096, 8192}) {
       const int n = sm90::TileShape::kBlockN * sm_count;
       const std::string name = absl::StrCat("steady/w", w, "/k", k);

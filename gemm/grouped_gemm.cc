@@ -154,12 +154,23 @@ class TensorMapCache {
 // GPU MODE shape 0: sorted by M, the persistent kernel took 214 us where the block scheduler's
 // greedy order (simple kernel) took 169 (benchmarks/results/NOTES.md, run 13). The cost depends
 // on the row cap, so there is one order for the whole-tile kinds and one for stream-K.
+// A packed persistent schedule (heuristics.h PackTiles): its own slot order and per-slot row caps
+// (the costliest groups' token tiles may be halved), and the CTA lists over that tile table.
+struct PackedPlan {
+  std::array<uint8_t, kMaxGroups> order;  // slot -> caller's group index
+  std::array<int, kMaxGroups> slot_cap;   // token-tile row cap per slot
+  TilePacking packing;
+};
+
 struct ShapePlan {
   ShapeChoice choice;
   bool prepass_preferred = false;  // PreferPrepass (kAuto)
   size_t prepass_bytes = 0;        // PrepassWorkspaceBytes
   std::array<uint8_t, kMaxGroups> whole_order;  // slot -> caller's group index (cap choice.cap)
   std::array<uint8_t, kMaxGroups> sk_order;     // the same for stream-K (cap kMaxBlockM)
+  // Set where packing predicts >= kPackMinGain over both the simple kernel's greedy order and the
+  // snake rounds (kAuto and kPersistent plans then run it); shared: plans are copied per call.
+  std::shared_ptr<const PackedPlan> packed;
 };
 
 // NOTES: ChooseShape (ChooseMTileCap) simulates the block scheduler over every tile for several
@@ -184,6 +195,10 @@ class ShapePlanMemo {
  public:
   static constexpr size_t kMaxEntries = 4096;
 
+  // `forced_cap`: RunnerOptions::token_tile_rows (0: chosen per problem); `pack`:
+  // RunnerOptions::pack_tiles. Both constant per runner.
+  ShapePlanMemo(int forced_cap, bool pack) : forced_cap_(forced_cap), pack_(pack) {}
+
   ShapePlan Get(absl::Span<const GroupProblem> groups, int sm_count, bool allow_stream_k) {
     ShapeList key;
     key.count = static_cast<int>(groups.size());
@@ -197,7 +212,7 @@ class ShapePlanMemo {
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
     }
-    const ShapePlan plan = Compute(key, sm_count, allow_stream_k);
+    const ShapePlan plan = Compute(key, sm_count, allow_stream_k, forced_cap_, pack_);
     encore::MutexLock lock(&mu_);
     if (plans_.size() >= kMaxEntries) plans_.clear();  // bounded; recomputing is only slow
     plans_.emplace(key, plan);
@@ -209,7 +224,8 @@ class ShapePlanMemo {
     int m, n, k;
   };
 
-  static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k) {
+  static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k,
+                           int forced_cap, bool pack) {
     const int n = key.count;
     // Largest M first (stable insertion sort).
     std::array<int, kMaxGroups> by_m;
@@ -227,12 +243,105 @@ class ShapePlanMemo {
       sorted[s] = {key.dims[3 * g], key.dims[3 * g + 1], key.dims[3 * g + 2]};
     }
     ShapePlan plan;
-    plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k);
+    plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k, forced_cap);
     plan.prepass_preferred = PreferPrepass(sorted, n);
     plan.prepass_bytes = PrepassWorkspaceBytes(sorted, n);
     CostOrder(key, by_m, n, plan.choice.cap, &plan.whole_order);
     CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
+    if (pack && !plan.choice.stream_k) plan.packed = PlanPacking(key, by_m, n, plan, sm_count);
     return plan;
+  }
+
+  // NOTES: the packed schedule must beat the better of the two unpacked orders by this much in
+  // the model (its cost is fitted, not exact), in percent.
+  static constexpr long long kPackMinGain = 3;
+  static constexpr int kMaxPackSplits = 4;
+
+  // Tile costs (PackCost) in linear tile order for slot order `order` and per-group row caps
+  // (`cap_of[g]`, by the caller's group index; groups with M = 0 add no tiles).
+  static std::vector<long long> TileCosts(const ShapeList& key,
+                                          const std::array<uint8_t, kMaxGroups>& order, int n,
+                                          const std::array<int, kMaxGroups>& cap_of) {
+    std::vector<long long> cost;
+    for (int s = 0; s < n; ++s) {
+      const int g = order[s];
+      const int m = key.dims[3 * g];
+      const MTiling mt = ChooseMTiling(m, cap_of[g]);
+      const int kb = TileShape::KBlocks(key.dims[3 * g + 2]);
+      for (int nt = 0; nt < TileShape::NTiles(key.dims[3 * g + 1]); ++nt) {
+        for (int i = 0; i < mt.tiles; ++i) cost.push_back(PackCost(TileRows(mt, m, i), kb));
+      }
+    }
+    return cost;
+  }
+
+  // The packed schedule for `plan`'s whole tiles, or nullptr where it predicts too little (or the
+  // tables cannot hold the problem). Tries the chosen cap for every group, then halves the token
+  // tiles of the costliest group (up to kMaxPackSplits times) while that packs better.
+  static std::shared_ptr<const PackedPlan> PlanPacking(const ShapeList& key,
+                                                       const std::array<int, kMaxGroups>& by_m,
+                                                       int n, const ShapePlan& plan,
+                                                       int sm_count) {
+    if (sm_count > sm90::kMaxPackedCtas || n == 0) return nullptr;
+    std::array<int, kMaxGroups> cap_of;
+    cap_of.fill(plan.choice.cap);
+    const std::vector<long long> base = TileCosts(key, plan.whole_order, n, cap_of);
+    // Only problems with more tiles than SMs: with fewer, every tile has an SM to itself and
+    // smaller tiles are ChooseMTileCap's choice to make (its model measures more than the loop).
+    if (base.size() <= static_cast<size_t>(sm_count) ||
+        base.size() > static_cast<size_t>(sm90::kMaxPackedTiles)) {
+      return nullptr;
+    }
+    const long long unpacked =
+        std::min(GreedyMakespan(base, sm_count), SnakeMakespan(base, sm_count));
+    auto pack = [&](const std::array<int, kMaxGroups>& caps) -> std::shared_ptr<PackedPlan> {
+      auto p = std::make_shared<PackedPlan>();
+      // Slots by per-tile cost under these caps, largest first (stable over the M order).
+      std::array<long long, kMaxGroups> c;
+      for (int s = 0; s < n; ++s) {
+        const int g = by_m[s];
+        const MTiling mt = ChooseMTiling(key.dims[3 * g], caps[g]);
+        const long long cost =
+            mt.tiles == 0 ? -1 : PackCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
+        int j = s;
+        while (j > 0 && c[j - 1] < cost) {
+          p->order[j] = p->order[j - 1];
+          c[j] = c[j - 1];
+          --j;
+        }
+        p->order[j] = static_cast<uint8_t>(g);
+        c[j] = cost;
+      }
+      for (int s = 0; s < n; ++s) p->slot_cap[s] = caps[p->order[s]];
+      const std::vector<long long> cost = TileCosts(key, p->order, n, caps);
+      if (cost.size() > static_cast<size_t>(sm90::kMaxPackedTiles)) return nullptr;
+      p->packing = PackTiles(cost, sm_count);
+      return p;
+    };
+    std::shared_ptr<PackedPlan> best = pack(cap_of);
+    for (int split = 0; best != nullptr && split < kMaxPackSplits; ++split) {
+      // The group whose tiles cost most (per tile) and can still be halved.
+      int worst = -1;
+      long long worst_cost = -1;
+      for (int g = 0; g < n; ++g) {
+        const MTiling mt = ChooseMTiling(key.dims[3 * g], cap_of[g]);
+        if (mt.tiles == 0 || mt.rows < 2 * TileShape::kMGranule) continue;
+        const long long c = PackCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
+        if (c > worst_cost) worst_cost = c, worst = g;
+      }
+      if (worst < 0) break;
+      std::array<int, kMaxGroups> trial = cap_of;
+      const MTiling mt = ChooseMTiling(key.dims[3 * worst], cap_of[worst]);
+      trial[worst] = TileShape::RoundRows((mt.rows + 1) / 2);
+      std::shared_ptr<PackedPlan> p = pack(trial);
+      if (p == nullptr || p->packing.makespan >= best->packing.makespan) break;
+      best = std::move(p);
+      cap_of = trial;
+    }
+    if (best == nullptr || 100 * best->packing.makespan > (100 - kPackMinGain) * unpacked) {
+      return nullptr;
+    }
+    return best;
   }
 
   // Stable insertion sort of the M order by tile cost, largest first.
@@ -255,6 +364,8 @@ class ShapePlanMemo {
     }
   }
 
+  const int forced_cap_;
+  const bool pack_;
   encore::Mutex mu_;
   absl::flat_hash_map<ShapeList, ShapePlan> plans_ ABSL_GUARDED_BY(mu_);
 };
@@ -267,6 +378,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                        bool has_device, void* fake_token_workspace = nullptr)
       : info_(std::move(info)),
         maps_(api, options.tensor_map_cache_capacity),
+        shape_plans_(options.token_tile_rows, options.pack_tiles),
         stream_k_(options.stream_k),
         token_prepass_(options.token_prepass),
         token_workspace_bytes_(options.token_workspace_bytes),
@@ -371,9 +483,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
     size_t ws_offset = 0;
     long long pre_units = 0;
+    // The packed schedule (kAuto and kPersistent, where the shape plan has one).
+    const PackedPlan* packed =
+        (kind == KernelKind::kAuto || kind == KernelKind::kPersistent) ? shape.packed.get()
+                                                                         : nullptr;
     const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : shape.choice.cap;
     const std::array<uint8_t, kMaxGroups>& order =
-        kind == KernelKind::kStreamK ? shape.sk_order : shape.whole_order;
+        packed != nullptr                ? packed->order
+        : kind == KernelKind::kStreamK ? shape.sk_order
+                                       : shape.whole_order;
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
@@ -384,7 +502,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     for (int s = 0; s < num_groups; ++s) {
       const int g = order[s];
       const GroupProblem& p = args.groups[g];
-      const MTiling mt = ChooseMTiling(p.m, cap);
+      const MTiling mt = ChooseMTiling(p.m, packed != nullptr ? packed->slot_cap[s] : cap);
       GroupInfo& gi = params->info[s];
       gi.sfa = static_cast<const uint8_t*>(p.sfa);
       gi.sfb = static_cast<const uint8_t*>(p.sfb);
@@ -428,7 +546,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     params->num_tiles = tiles;
 
     const bool auto_kind = kind == KernelKind::kAuto;
-    if (auto_kind) kind = ChooseKernel(tiles, info_.sm_count);
+    if (auto_kind) {
+      kind = packed != nullptr ? KernelKind::kPersistent : ChooseKernel(tiles, info_.sm_count);
+    }
     // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
     // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
     // 256 tiles, simple 120 us, persistent 119 us).
@@ -437,6 +557,17 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       kind = KernelKind::kPersistent;
     }
     int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
+    if (packed != nullptr) {
+      const TilePacking& pk = packed->packing;
+      if (static_cast<int>(pk.tiles.size()) != tiles) {  // computed from the same dims
+        return absl::InternalError(absl::StrCat("packed schedule holds ", pk.tiles.size(),
+                                                " tiles, the plan ", tiles));
+      }
+      grid = pk.ctas;
+      params->packed_ctas = pk.ctas;
+      std::copy(pk.begin.begin(), pk.begin.end(), params->packed_begin);
+      std::copy(pk.tiles.begin(), pk.tiles.end(), params->packed_tiles);
+    }
     if (kind == KernelKind::kStreamK) {
       grid = info_.sm_count;
       const int whole = StreamKWholeTiles(tiles, grid);
@@ -642,6 +773,15 @@ std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info,
 }  // namespace internal
 
 absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(RunnerOptions options) {
+  if (options.token_tile_rows != 0 &&
+      (options.token_tile_rows < sm90::TileShape::kMGranule ||
+       options.token_tile_rows > sm90::TileShape::kMaxBlockM ||
+       options.token_tile_rows % sm90::TileShape::kMGranule != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.token_tile_rows = ", options.token_tile_rows, ": 0 or a multiple of ",
+        sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
+        sm90::TileShape::kMaxBlockM, "]"));
+  }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));
   if (info.max_smem_optin_per_block < sm90::kMaxSmemBytes) {

@@ -69,6 +69,16 @@ struct RunnerOptions {
   // 2x slower with few CTAs, and slower inside multi-call graphs; and its weight reads come before
   // its wait (LaunchPlan::reads_after_wait is false), so Run never uses PDL for it.
   bool fuse_token_prepass = false;
+  // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
+  // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
+  // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles
+  // keep kMaxBlockM). Create rejects other values.
+  int token_tile_rows = 0;
+  // Let kAuto and kPersistent plans run a static tile-to-CTA assignment packed on the host
+  // (heuristics.h PackTiles; the costliest groups' token tiles may be halved to pack finer) where
+  // the cost model predicts >= 3% over both the simple kernel's greedy order and the persistent
+  // kernel's snake rounds (problems of <= sm90::kMaxPackedTiles tiles). false: never.
+  bool pack_tiles = true;
 };
 
 class Nvfp4GroupedGemm {

@@ -3,9 +3,11 @@
 #ifndef ENCORE_GEMM_HEURISTICS_H_
 #define ENCORE_GEMM_HEURISTICS_H_
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
@@ -200,10 +202,12 @@ struct ShapeChoice {
   int cap = sm90::TileShape::kMaxBlockM;
   bool stream_k = false;
 };
+// `forced_cap` > 0: that row cap (RunnerOptions::token_tile_rows) instead of ChooseMTileCap's.
 template <typename Groups>
-ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k) {
+ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k,
+                        int forced_cap = 0) {
   ShapeChoice c;
-  c.cap = ChooseMTileCap(groups, num_groups, sm_count);
+  c.cap = forced_cap > 0 ? forced_cap : ChooseMTileCap(groups, num_groups, sm_count);
   const long long tiles = CountTiles(groups, num_groups, c.cap);
   if (!allow_stream_k || tiles == 0 || 2 * tiles > sm_count) return c;
   const long long whole = EstimateMakespan(groups, num_groups, c.cap, sm_count, kKBlockFixedRows);
@@ -231,6 +235,126 @@ inline int StreamKWholeTiles(int tiles, int ctas) {
 // So the persistent kernel only past 3 tiles per SM.
 inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
   return num_tiles > 3 * sm_count ? KernelKind::kPersistent : KernelKind::kSimple;
+}
+
+// ---- packed persistent schedule ----
+// Whole tiles can leave SMs idle at the end even in the best order: GPU MODE shape 0 has ~2 tiles
+// per SM of unequal cost (the 248-token group's 128 x 256 tiles cost 2.2x the 64-token ones), so
+// the block scheduler's greedy order and the persistent kernel's snake rounds both give SMs a
+// large tile plus another one. The persistent kernel can instead run a static assignment packed
+// by the host (LPT, then moves and swaps off the most loaded CTA), optionally with the costliest
+// groups' token tiles halved (finer pieces to pack).
+
+// A tile's cost for packing, in units of ~4.5 ns of the H200's main loop: k_blocks x effective
+// rows + a per-tile fixed cost. Fitted to run 67's steady family (the main loop per k-block of a
+// 128-row weight tile at widths 64 / 96 / 128 / 160 / 192 / 256: 0.500 / 0.569 / 0.650 / 0.741 /
+// 0.869 / 1.159 us, i.e. max(w, (w + 160) / 2) rows at 4.5 ns: narrow tiles pay for the weight
+// decode they cannot hide).
+inline constexpr long long kPackTileFixed = 150;
+inline long long PackCost(int rows, int kblocks) {
+  const int eff = std::max(rows, (rows + 160) / 2);
+  return static_cast<long long>(kblocks) * eff + kPackTileFixed;
+}
+
+// A static assignment of tiles to CTAs: CTA b runs tiles[begin[b] .. begin[b + 1]).
+struct TilePacking {
+  int ctas = 0;
+  std::vector<uint16_t> begin;  // ctas + 1 entries
+  std::vector<uint16_t> tiles;  // every tile exactly once
+  long long makespan = 0;       // the most loaded CTA's cost
+};
+
+// Packs tiles of the given costs (linear tile order) onto min(ctas, tiles) CTAs: longest
+// processing time first, then up to `max_moves` improving moves or swaps off the most loaded
+// CTA. Each CTA's list is in decreasing cost. Host only, once per shape (allocates).
+inline TilePacking PackTiles(const std::vector<long long>& cost, int ctas, int max_moves = 512) {
+  TilePacking out;
+  const int n = static_cast<int>(cost.size());
+  out.ctas = std::max(1, std::min(ctas, n));
+  std::vector<int> order(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+  std::vector<std::vector<int>> bins(out.ctas);
+  std::vector<long long> load(out.ctas, 0);
+  for (int t : order) {  // LPT: to the least loaded CTA (lowest index on ties)
+    int best = 0;
+    for (int b = 1; b < out.ctas; ++b) {
+      if (load[b] < load[best]) best = b;
+    }
+    bins[best].push_back(t);
+    load[best] += cost[t];
+  }
+  for (int move = 0; move < max_moves; ++move) {
+    int hi = 0;
+    for (int b = 1; b < out.ctas; ++b) {
+      if (load[b] > load[hi]) hi = b;
+    }
+    // The best move (a tile of hi to CTA b) or swap (a tile of hi for a cheaper one of b): the
+    // smallest resulting max(load[hi], load[b]) below load[hi].
+    long long best = load[hi];
+    int bi = -1, bb = -1, bj = -1;  // index in bins[hi], target CTA, index in bins[bb] (-1: move)
+    for (int i = 0; i < static_cast<int>(bins[hi].size()); ++i) {
+      const long long a = cost[bins[hi][i]];
+      for (int b = 0; b < out.ctas; ++b) {
+        if (b == hi) continue;
+        const long long moved = std::max(load[hi] - a, load[b] + a);
+        if (moved < best) {
+          best = moved;
+          bi = i, bb = b, bj = -1;
+        }
+        for (int j = 0; j < static_cast<int>(bins[b].size()); ++j) {
+          const long long c = cost[bins[b][j]];
+          if (c >= a) continue;
+          const long long swapped = std::max(load[hi] - a + c, load[b] + a - c);
+          if (swapped < best) {
+            best = swapped;
+            bi = i, bb = b, bj = j;
+          }
+        }
+      }
+    }
+    if (bi < 0) break;
+    const int t = bins[hi][bi];
+    if (bj < 0) {
+      bins[hi].erase(bins[hi].begin() + bi);
+      bins[bb].push_back(t);
+      load[hi] -= cost[t];
+      load[bb] += cost[t];
+    } else {
+      const int u = bins[bb][bj];
+      bins[hi][bi] = u;
+      bins[bb][bj] = t;
+      load[hi] += cost[u] - cost[t];
+      load[bb] += cost[t] - cost[u];
+    }
+  }
+  out.begin.assign(1, 0);
+  for (int b = 0; b < out.ctas; ++b) {
+    std::stable_sort(bins[b].begin(), bins[b].end(),
+                     [&](int x, int y) { return cost[x] > cost[y]; });
+    for (int t : bins[b]) out.tiles.push_back(static_cast<uint16_t>(t));
+    out.begin.push_back(static_cast<uint16_t>(out.tiles.size()));
+    out.makespan = std::max(out.makespan, load[b]);
+  }
+  return out;
+}
+
+// The same costs as the simple kernel's block scheduler runs them (tiles in order, each to the
+// first free SM) and as the persistent kernel's snake rounds deal them: the makespans PackTiles
+// must beat.
+inline long long GreedyMakespan(const std::vector<long long>& cost, int sms) {
+  std::vector<long long> load(std::max(sms, 1), 0);
+  for (long long c : cost) *std::min_element(load.begin(), load.end()) += c;
+  return *std::max_element(load.begin(), load.end());
+}
+inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
+  const int g = std::max(1, std::min(ctas, static_cast<int>(cost.size())));
+  std::vector<long long> load(g, 0);
+  for (int t = 0; t < static_cast<int>(cost.size()); ++t) {
+    const int round = t / g, i = t % g;
+    load[(round & 1) ? g - 1 - i : i] += cost[t];
+  }
+  return *std::max_element(load.begin(), load.end());
 }
 
 }  // namespace encore::gemm

@@ -7,6 +7,7 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # six). _rows128 changes
 # TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
+# _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
 # The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
 # on purpose (they remove one part of the work to measure what it costs); _exp_stamps computes the
 # right results and appends %globaltimer stamps of kernel events to a device log
@@ -22,6 +23,7 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
     ]),
+    ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
@@ -37,7 +39,7 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid"]
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 

@@ -10,14 +10,15 @@
 //     per tile, the k loop instantiated per width and dispatched once per tile):
 //     a dequant warp group writes them as fp16 into shared memory in the 128B-swizzled K-major
 //     layout, so small M wastes little.
-// Roles (warp specialization, one CTA = 3 warpgroups):
+// Roles (warp specialization, one CTA = 1 + TileShape::kConsumerWgs warpgroups):
 //   warp 0 lane 0: TMA producer (packed e2m1 tiles by tensor maps, scales by 1D bulk copies);
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
 //                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
-//   warpgroups 1-2: weight dequant + wgmma + epilogue (staged through shared memory, 16-byte
-//                  coalesced stores, masked to the valid rows and columns).
+//   warpgroups 1..kConsumerWgs (2, or 3 with ENCORE_SM90_CONSUMER_WGS=3): weight dequant + wgmma +
+//                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
+//                  the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
 // stages (tokens_ready = tok_full, tokens_finished = tok_empty), all mbarriers.
 // Parts (kernels/internal/): switches.cuh (compile-time switches), smem_layout.cuh, producer.cuh,
@@ -55,10 +56,12 @@ enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer
 
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
-// producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever.
-inline constexpr uint32_t kProducerRegs = 80;
-inline constexpr uint32_t kConsumerRegs = 208;
-static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * (65536 / TileShape::kThreads / 8 * 8),
+// producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever (512
+// threads: 128 each, producer + 3 x consumer <= 512).
+inline constexpr uint32_t kProducerRegs = TileShape::kConsumerWgs == 2 ? 80 : 56;
+inline constexpr uint32_t kConsumerRegs = TileShape::kConsumerWgs == 2 ? 208 : 152;
+static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
+                  (1 + TileShape::kConsumerWgs) * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
 
 template <int kGroups, Schedule kSchedule, TokenSource kSrc>
@@ -147,7 +150,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     RegAlloc<kConsumerRegs>();
     const int cw = warp / 4 - 1;
     const int ct = tid - 128 * (cw + 1);
-    float acc[128];
+    float acc[TileShape::kAccFloats];
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w.t);
       if (tc.rows <= 0) return;

@@ -18,10 +18,25 @@
 #define ENCORE_SM90_WIDE_N 0
 #endif
 
+#ifndef ENCORE_SM90_CONSUMER_WGS
+// Consumer warpgroups per CTA, one 64-row weight strip each (narrow build): 2 (default), a CTA of
+// 384 threads with 128 x <= 256 tiles; 3 (the manual build _wg3), 512 threads with 192 x <= 192
+// tiles (the consumers get 152 registers instead of 208, so fewer accumulators). Run 66
+// (benchmarks/micro/decode_ceiling.cu strips): in the micro-benchmark a third warpgroup runs the
+// loop 10-25% faster at widths 64-192. Run 67, the real kernel (steady family, per weight row):
+// +5..7% at widths 64-128, -1.5% at 160-192; and 192-row tiles fill the SMs worse: GPU MODE
+// 110 / 63.2 / 29.8 / 18.4 us vs 111 / 60.3 / 27.9 / 16.3 (its stream-K and in-kernel kernels
+// also spill at 152 registers). Not adopted.
+#define ENCORE_SM90_CONSUMER_WGS 2
+#endif
+
 #ifndef ENCORE_SM90_MAX_TOKEN_ROWS
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
-#define ENCORE_SM90_MAX_TOKEN_ROWS (ENCORE_SM90_WIDE_N ? 128 : 256)
+#define ENCORE_SM90_MAX_TOKEN_ROWS (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 256))
+#endif
+#if ENCORE_SM90_WIDE_N && ENCORE_SM90_CONSUMER_WGS != 2
+#error "the wide build has two consumer warpgroups"
 #endif
 
 namespace encore::gemm::sm90 {
@@ -48,15 +63,21 @@ inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PR
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
 struct TileShape {
   // The weight operand (problem B, N side) is the register-sourced wgmma A operand: each of the
-  // two consumer warpgroups owns kStrips 64-row strips, so a CTA covers kBlockN columns of C.
-  static constexpr int kBlockN = ENCORE_SM90_WIDE_N ? 256 : 128;
-  static constexpr int kStrips = kBlockN / 128;  // 64-row weight strips per consumer warpgroup
+  // kConsumerWgs consumer warpgroups owns kStrips 64-row strips, so a CTA covers kBlockN columns
+  // of C.
+  static constexpr int kConsumerWgs = ENCORE_SM90_CONSUMER_WGS;
+  static constexpr int kStrips = ENCORE_SM90_WIDE_N ? 2 : 1;  // strips per consumer warpgroup
+  static constexpr int kBlockN = 64 * kStrips * kConsumerWgs;
+  static constexpr int kConsumerThreads = 128 * kConsumerWgs;
   // Tokens (problem A, M side) are the wgmma N operand: a tile covers up to kMaxBlockM rows of C,
   // its width rounded up to a multiple of kMGranule at run time (wgmma n = 16..kMaxBlockM).
   static constexpr int kMaxBlockM = ENCORE_SM90_MAX_TOKEN_ROWS;
   static constexpr int kMGranule = 16;
   static constexpr int kBlockK = 128;   // k per pipeline stage (64 bytes of e2m1 per row)
-  static constexpr int kThreads = 384;  // warpgroup 0: TMA + token dequant; 1-2: wgmma consumers
+  // warpgroup 0: TMA + token dequant; 1..kConsumerWgs: wgmma consumers
+  static constexpr int kThreads = 128 * (1 + kConsumerWgs);
+  // fp32 accumulators per consumer thread (strip j at 64 j; a width-n wgmma writes n / 2).
+  static constexpr int kAccFloats = 64 * (kStrips - 1) + kMaxBlockM / 2;
   static constexpr int kEpilogueRows = 32;       // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
 
@@ -77,11 +98,13 @@ struct TileShape {
   // Shared-memory pieces (the stage counts depend on the token source: Pipeline below).
   static constexpr int kRawWeightBytes = kBlockN * kBlockK / 2;    // 16384 (narrow 8192)
   static constexpr int kRawTokenBytes = kMaxBlockM * kBlockK / 2;  // 8192 (narrow 16384)
-  static constexpr int kSfWeightBytes = kStrips * 2 * 512;         // 128-row blocks
+  // 128-row scale blocks a weight tile touches (a 192-row tile starts at row 0 or 64 of a block).
+  static constexpr int kSfWeightBlocks = (kBlockN + (kBlockN % 128) + 127) / 128;
+  static constexpr int kSfWeightBytes = kSfWeightBlocks * 2 * 512;
   static constexpr int kSfTokenBytes = 3 * 2 * 512;                // up to 3 row blocks
   static constexpr int kTokAtomBytes = kMaxBlockM * 128;    // 64 k of fp16 for kMaxBlockM rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 32768 (narrow 65536)
-  static constexpr int kEpilogueBytes = 2 * kEpilogueRows * kEpiloguePitch * 2;
+  static constexpr int kEpilogueBytes = kConsumerWgs * kEpilogueRows * kEpiloguePitch * 2;
   static constexpr int kBarrierBytes = 256;
 };
 
@@ -241,6 +264,10 @@ struct alignas(64) GroupMaps {
   CUtensorMap b;  // weights: uint8 {K/2, N}, box {64, kBlockN}, no swizzle
 };
 
+// Packed persistent schedule limits (Params::packed_*): CTAs and tiles a table can describe.
+inline constexpr int kMaxPackedCtas = 256;
+inline constexpr int kMaxPackedTiles = 1024;
+
 // NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
 // groups. sizeof(Params<64>) must stay under kMaxParamBytes (static_assert in the launcher).
 template <int kGroups>
@@ -264,6 +291,13 @@ struct alignas(64) Params {
   int fused_prepass;
   int pad2;
   unsigned int* grid_sync;  // a counter in the stream's token workspace, zero when allocated
+  // Packed persistent schedule (Schedule::kPersistent with packed_ctas > 0): CTA b runs the tiles
+  // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the
+  // host balanced by its cost model (heuristics.h PackTiles); packed_ctas == 0: snake rounds.
+  int packed_ctas;
+  int pad3;
+  uint16_t packed_begin[kMaxPackedCtas + 1];
+  uint16_t packed_tiles[kMaxPackedTiles];
   PrepassParams<kGroups> pre;
 };
 

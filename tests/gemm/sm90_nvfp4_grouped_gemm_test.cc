@@ -24,6 +24,7 @@
 #include "gemm/nvfp4.h"
 #include "gemm/problem.h"
 #include "gemm/reference.h"
+#include "gemm/sm90_nvfp4_grouped_gemm.h"
 #include "gemm/sm90_support.h"
 #include "gemm/testing/device_problem.h"
 #include "gemm/testing/host_problem.h"
@@ -392,6 +393,72 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
               absl::StrCat("stream-K ", c.name, " ", DistName(dist), " rep ", rep, " group ", g));
         }
       }
+    }
+  }
+}
+
+// No kernel keeps anything in local memory: a stack frame means ptxas moved the accumulators out
+// of registers (runs 23 and 68: 10-35x slower, e.g. when the tile walk called the consumer body
+// from two sites), which no correctness test notices.
+TEST(Sm90KernelResourcesTest, NoKernelUsesLocalMemory) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  if (sm90::TileShape::kConsumerWgs != 2) {
+    GTEST_SKIP() << "the three-warpgroup build (_wg3) spills in its stream-K and in-kernel "
+                    "instantiations (run 67)";
+  }
+  for (sm90::TokenSource source : {sm90::TokenSource::kInKernel, sm90::TokenSource::kPrepass}) {
+    for (KernelKind kind : BuiltKinds()) {
+      for (int cap : sm90::kGroupCapacities) {
+        const void* f = sm90::KernelFunction(kind, cap, source);
+        if (f == nullptr) continue;  // stream-K with pre-pass tokens where not built
+        cudaFuncAttributes attr;
+        ASSERT_EQ(cudaFuncGetAttributes(&attr, f), cudaSuccess);
+        EXPECT_EQ(attr.localSizeBytes, 0u)
+            << KernelKindName(kind) << " kernel, " << cap << " groups, token source "
+            << static_cast<int>(source) << ": " << attr.numRegs << " registers";
+      }
+    }
+  }
+  const void* pre = sm90::PrepassFunction(8);
+  ASSERT_NE(pre, nullptr);
+  cudaFuncAttributes attr;
+  ASSERT_EQ(cudaFuncGetAttributes(&attr, pre), cudaSuccess);
+  EXPECT_EQ(attr.localSizeBytes, 0u) << "token pre-pass";
+}
+
+// A packed persistent schedule (heuristics.h PackTiles: a static tile list per CTA) computes the
+// same outputs: GPU MODE shape 1's groups with K = 256 (448 tiles of unequal cost on one CTA per
+// SM), through kAuto with both token sources, launched twice back to back with PDL.
+TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  uint64_t seed = std::random_device{}();
+  const std::vector<Shape> shapes =
+      Zip({40, 76, 168, 72, 164, 148, 196, 160}, std::vector<int>(8, 7168),
+          std::vector<int>(8, 256));
+  for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+    const HostGroupedProblem host = MakeHostProblem(shapes, dist, ++seed);
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    for (TokenPrepass mode : kTokenModes) {
+      Nvfp4GroupedGemm* gemm = Runner(mode);
+      ASSERT_NE(gemm, nullptr);
+      auto plan = std::make_unique<LaunchPlan>();
+      ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get()));
+      const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
+      ASSERT_EQ(plan->params_bytes, sizeof(sm90::Params<8>));
+      if (sm90::TileShape::kBlockN == 128 && sm90::TileShape::kMaxBlockM == 256) {
+        ASSERT_GT(params->packed_ctas, 0) << "the cost model no longer packs this shape";
+      }
+      if (params->packed_ctas > 0) {
+        EXPECT_EQ(plan->kind, KernelKind::kPersistent);
+        EXPECT_EQ(static_cast<int>(plan->grid.x), params->packed_ctas);
+      }
+      ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/false));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
+      SyncOrDie();
+      ExpectAllGroupsMatch(host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
+                           absl::StrCat("packed ", DistName(dist), " ", PrepassName(mode)));
     }
   }
 }

@@ -1,7 +1,9 @@
 // Host-only tests of the sm90 runner's Prepare (no GPU): plan contents, kernel choice, tensor-map
 // caching, determinism and error paths. The driver's tensor-map encoder is replaced by a fake.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -120,9 +122,15 @@ TEST_F(Sm90RunnerHostTest, KernelChoiceFollowsTheTileCount) {
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
   EXPECT_EQ(static_cast<int>(plan_->grid.x), plan_->num_tiles);
   // Up to 3 tiles per SM (GPU MODE shape 1's groups with half its N: 224 tiles of 128 x 256, 182
-  // of 256 x 128): still the block scheduler.
+  // of 256 x 128): still the block scheduler (where no packed schedule is predicted to gain: a
+  // runner with RunnerOptions::pack_tiles = false).
+  RunnerOptions unpacked_options;
+  unpacked_options.stream_k = false;
+  unpacked_options.token_prepass = TokenPrepass::kNever;
+  unpacked_options.pack_tiles = false;
+  const auto unpacked = HostRunner(unpacked_options);
   const auto big = Groups({40, 76, 168, 72, 164, 148, 196, 160}, 3584, 2048, 3);
-  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{big}, plan_.get()));
+  ENCORE_ASSERT_OK(unpacked->Prepare(GroupedGemmArguments{big}, plan_.get()));
   EXPECT_GT(plan_->num_tiles, 132);
   EXPECT_LE(plan_->num_tiles, 3 * 132);
   EXPECT_EQ(plan_->kind, KernelKind::kSimple);
@@ -186,6 +194,97 @@ TEST_F(Sm90RunnerHostTest, GroupSlotsAreOrderedByTileCost) {
   if (sm90::TileShape::kMaxBlockM == 256) {
     EXPECT_EQ(slot_m, (std::vector<int>{256, 200, 300, 150}));
     EXPECT_EQ(slot_orig, (std::vector<int>{3, 2, 1, 0}));
+  }
+}
+
+// Per-CTA loads (PackCost) of a plan's persistent schedule: the packed lists, or the snake rounds.
+std::vector<long long> CtaLoads(const sm90::Params<8>& p, int grid) {
+  auto tile_cost = [&](int t) {
+    int s = 0;
+    while (s + 1 < p.num_groups && p.info[s + 1].tile_start <= t) ++s;
+    const sm90::GroupInfo& gi = p.info[s];
+    const int m_tile = (t - gi.tile_start) % gi.m_tiles;
+    const int rows = sm90::TileShape::RoundRows(std::min(gi.tile_rows, gi.m - m_tile * gi.tile_rows));
+    return PackCost(rows, sm90::TileShape::KBlocks(gi.k));
+  };
+  std::vector<long long> load(grid, 0);
+  if (p.packed_ctas > 0) {
+    for (int b = 0; b < p.packed_ctas; ++b) {
+      for (int i = p.packed_begin[b]; i < p.packed_begin[b + 1]; ++i) {
+        load[b] += tile_cost(p.packed_tiles[i]);
+      }
+    }
+  } else {
+    for (int t = 0; t < p.num_tiles; ++t) {
+      const int round = t / grid, i = t % grid;
+      load[(round & 1) ? grid - 1 - i : i] += tile_cost(t);
+    }
+  }
+  return load;
+}
+
+// The GPU MODE shapes 0 and 1 (uneven tiles, ~2 and ~3.4 per SM) get a packed persistent schedule
+// that runs every tile exactly once and loads the busiest CTA less than the snake rounds would;
+// shapes 2 and 3 (one wave of near-equal tiles) gain nothing and keep their kernels. With
+// RunnerOptions::pack_tiles = false no plan is packed.
+TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
+  struct Shape {
+    std::vector<int> m;
+    int n, k;
+    bool packed;
+  };
+  const Shape shapes[] = {{{80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, true},
+                          {{40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, true},
+                          {{192, 320}, 3072, 4096, false},
+                          {{128, 384}, 4096, 1536, false}};
+  RunnerOptions options;  // tokens in kernel: a runner without a device has no workspace
+  options.token_prepass = TokenPrepass::kNever;
+  RunnerOptions unpacked_options = options;
+  unpacked_options.pack_tiles = false;
+  auto packed_runner = HostRunner(options);
+  auto unpacked_runner = HostRunner(unpacked_options);
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(::testing::Message() << "M[0] = " << sh.m[0]);
+    const auto g = Groups(sh.m, sh.n, sh.k, 30);
+    auto plan = std::make_unique<LaunchPlan>();
+    ENCORE_ASSERT_OK(packed_runner->Prepare(GroupedGemmArguments{g}, plan.get()));
+    const auto& p = *reinterpret_cast<const sm90::Params<8>*>(plan->params);
+    auto snake_plan = std::make_unique<LaunchPlan>();
+    ENCORE_ASSERT_OK(unpacked_runner->Prepare(GroupedGemmArguments{g}, snake_plan.get(),
+                                              KernelKind::kPersistent));
+    const auto& snake = *reinterpret_cast<const sm90::Params<8>*>(snake_plan->params);
+    EXPECT_EQ(snake.packed_ctas, 0);
+    if (sm90::TileShape::kMaxBlockM != 256 || sm90::TileShape::kBlockN != 128) continue;
+    ASSERT_EQ(p.packed_ctas > 0, sh.packed);
+    if (!sh.packed) continue;
+    EXPECT_EQ(plan->kind, KernelKind::kPersistent);
+    EXPECT_EQ(static_cast<int>(plan->grid.x), p.packed_ctas);
+    EXPECT_LE(p.packed_ctas, 132);
+    ASSERT_EQ(p.packed_begin[0], 0);
+    ASSERT_EQ(p.packed_begin[p.packed_ctas], p.num_tiles);
+    std::vector<int> seen(p.num_tiles, 0);
+    for (int b = 0; b < p.packed_ctas; ++b) {
+      ASSERT_LE(p.packed_begin[b], p.packed_begin[b + 1]);
+      for (int i = p.packed_begin[b]; i < p.packed_begin[b + 1]; ++i) {
+        ASSERT_LT(p.packed_tiles[i], p.num_tiles);
+        ++seen[p.packed_tiles[i]];
+      }
+    }
+    for (int t = 0; t < p.num_tiles; ++t) EXPECT_EQ(seen[t], 1) << "tile " << t;
+    const std::vector<long long> packed_load = CtaLoads(p, p.packed_ctas);
+    const std::vector<long long> snake_load = CtaLoads(snake, static_cast<int>(snake_plan->grid.x));
+    const long long packed_max = *std::max_element(packed_load.begin(), packed_load.end());
+    const long long snake_max = *std::max_element(snake_load.begin(), snake_load.end());
+    EXPECT_LT(packed_max, snake_max);
+    std::printf("M[0] = %d: %d tiles on %d CTAs, busiest CTA %lld vs %lld in snake rounds; rows:",
+                sh.m[0], p.num_tiles, p.packed_ctas, packed_max, snake_max);
+    for (int s = 0; s < p.num_groups; ++s) std::printf(" %dx%d", p.info[s].m_tiles, p.info[s].tile_rows);
+    std::printf("\n");
+    // Every slot's token tiles stay within the row cap the kernel supports.
+    for (int s = 0; s < p.num_groups; ++s) {
+      EXPECT_LE(p.info[s].tile_rows, sm90::TileShape::kMaxBlockM);
+      EXPECT_EQ(p.info[s].tile_rows % sm90::TileShape::kMGranule, 0);
+    }
   }
 }
 
@@ -298,8 +397,10 @@ class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
   std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
-                                         int max_workspaces = 8, bool fuse = false) {
+                                         int max_workspaces = 8, bool fuse = false,
+                                         bool pack = true) {
     RunnerOptions options;
+    options.pack_tiles = pack;
     options.stream_k = false;
     options.token_prepass = mode;
     options.token_workspace_bytes = bytes;
@@ -424,8 +525,14 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   EXPECT_EQ(plan->grid.x, 132u);
   EXPECT_TRUE(plan->fused_pre);
   EXPECT_FALSE(plan->has_pre());
-  // The same choice without fusion stays the simple kernel with a pre-kernel.
+  // Without fusion: a pre-kernel, and the packed persistent schedule (the model packs shape 0:
+  // Sm90PackedScheduleTest), or without packing the simple kernel.
   ENCORE_ASSERT_OK(plain->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
+  EXPECT_EQ(plan->kind, KernelKind::kPersistent);
+  EXPECT_GT(reinterpret_cast<const sm90::Params<8>*>(plan->params)->packed_ctas, 0);
+  EXPECT_TRUE(plan->has_pre());
+  auto unpacked = Make(TokenPrepass::kAlways, bytes, 8, /*fuse=*/false, /*pack=*/false);
+  ENCORE_ASSERT_OK(unpacked->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
   EXPECT_EQ(plan->kind, KernelKind::kSimple);
   EXPECT_TRUE(plan->has_pre());
 }

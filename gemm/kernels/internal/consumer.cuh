@@ -2,7 +2,7 @@
 // register fragments (wgmma A), token tiles from the fp16 stage (wgmma B), fp32 accumulators.
 //
 // Example (inside the kernel, consumer warpgroup cw, thread ct):
-//   float acc[128];
+//   float acc[TileShape::kAccFloats];
 //   ConsumerTile<kSrc>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);  // then EpilogueTile
 #pragma once
 
@@ -18,7 +18,7 @@
 
 namespace encore::gemm::sm90 {
 
-inline constexpr int kConsumerThreads = 256;  // warpgroups 1-2
+inline constexpr int kConsumerThreads = TileShape::kConsumerThreads;  // warpgroups 1..
 
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
@@ -149,14 +149,14 @@ template <int kN>
 inline constexpr int kAccUsed = 64 * (TileShape::kStrips - 1) + kN / 2;
 
 template <int kN>
-__device__ __forceinline__ void FenceAcc(float (&acc)[128]) {
+__device__ __forceinline__ void FenceAcc(float (&acc)[TileShape::kAccFloats]) {
 #pragma unroll
   for (int i = 0; i < kAccUsed<kN>; ++i) FenceRegister(acc[i]);
 }
 
 // Steps [first, first + kSteps) as one commit group.
 template <int kN, int kSteps>
-__device__ __forceinline__ void IssueSteps(float (&acc)[128], const FragOf<kSteps>& frag,
+__device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats], const FragOf<kSteps>& frag,
                                            uint64_t stage_desc, int first) {
   FenceAcc<kN>(acc);
   WgmmaFence();
@@ -169,7 +169,7 @@ template <int kN, TokenSource kSrc>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
-                                             float (&acc)[128]) {
+                                             float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
@@ -215,25 +215,28 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   }
 }
 
-// Consumer warpgroup cw (0/1): weight rows [64S cw, 64S cw + 64S) of the tile (S = kStrips
-// strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+// Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
+// (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
 template <TokenSource kSrc>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
-                                             int kb1, int cw, int ct, float (&acc)[128]) {
+                                             int kb1, int cw, int ct, float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
   const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-  int sfo[S][2];  // scale offsets (128-row blocks of 1024 bytes)
+  for (int i = 0; i < T::kAccFloats; ++i) acc[i] = 0.f;
+  // Scale offsets: 128-row blocks of 1024 bytes from the one holding the tile's first row (a tile
+  // of 192 rows starts at row 0 or 64 of it).
+  const int row_in_block = tc.n0 % 128;
+  int sfo[S][2];
 #pragma unroll
   for (int j = 0; j < S; ++j) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int r = rbase + 64 * j + 8 * h;
+      const int r = row_in_block + rbase + 64 * j + 8 * h;
       sfo[j][h] =
           (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + 2 * (c & 1);
     }

@@ -21,7 +21,7 @@ namespace encore::gemm::sm90 {
 template <TokenSource kSrc>
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, int cw, int ct,
-                                             const float (&acc)[128]) {
+                                             const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   // Undo the fragments' 2^-7 scalings (the pre-pass writes exact token values).
   constexpr float kOut =

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/tile_scheduler.cuh"  // kStreamKBarrier
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
 
@@ -20,7 +21,8 @@ namespace encore::gemm::sm90 {
 // each job's loads.
 inline constexpr int kFusedPrepassThreads = TileShape::kThreads - 32;
 inline constexpr int kFusedPrepassBatch = 4;
-inline constexpr uint32_t kFusedPrepassBarrier = 4;  // named barrier (1-2: epilogue, 3: stream-K)
+// Named barrier after the epilogues' (1 .. kConsumerWgs) and stream-K's (kStreamKBarrier).
+inline constexpr uint32_t kFusedPrepassBarrier = kStreamKBarrier + 1;
 
 // NOTES: a grid barrier on one counter (grid_sync[0]) to which every launch adds exactly
 // kGridBarrierSpan: CTA 0 adds kGridBarrierSpan - (gridDim.x - 1), every other CTA 1. The counter

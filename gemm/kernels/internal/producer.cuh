@@ -31,7 +31,12 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   const int k64 = gi.k / 64;
   const int mblk0 = tc.m0 / 128;
   const int nblk = (tc.m0 + tc.nw - 1) / 128 - mblk0 + 1;
-  const int wblk = min(T::kStrips, (gi.n - tc.n0 + 127) / 128);
+  // 128-row weight scale blocks holding rows [n0, min(n0 + kBlockN, n)) (a 192-row tile may start
+  // in the middle of one).
+  const int wblk0 = tc.n0 / 128;
+  const int wblk = T::kBlockN % 128 == 0
+                       ? min(T::kBlockN / 128, (gi.n - tc.n0 + 127) / 128)
+                       : (min(tc.n0 + T::kBlockN, gi.n) - 1) / 128 - wblk0 + 1;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     MbarWait(sm.RawEmpty(s), ((it / P::kRawStages) & 1) ^ 1);
@@ -44,11 +49,11 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
     if (!P::kPrepass) {
       TmaLoad2D(sm.RawTokens(s), map_a, sm.RawFull(s), kb * 64, tc.m0, pol_last);
     }
-    // Weight scale blocks past N (wide tiles, N an odd multiple of 128) are not loaded: their
-    // rows' outputs are masked in the epilogue.
+    // Weight scale blocks past N (wide tiles, N an odd multiple of 128; 192-row tiles) are not
+    // loaded: their rows' outputs are masked in the epilogue.
     for (int b = 0; b < wblk; ++b) {
       BulkLoad(sm.SfWeights(s) + b * 1024,
-               gi.sfb + (static_cast<size_t>(tc.n0 / 128 + b) * k64 + 2 * kb) * 512, sf_bytes,
+               gi.sfb + (static_cast<size_t>(wblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
                sm.RawFull(s), pol_first);
     }
     for (int b = 0; b < (P::kPrepass ? 0 : nblk); ++b) {

@@ -37,7 +37,8 @@ struct WorkItem {
 // CTA walks the same sequence.
 //   simple:     CTA b runs tile b only;
 //   persistent: CTA b runs round r's tile r*G + (r even ? b : G-1-b) (snake order, balances the
-//               largest-first costs), until past the end;
+//               largest-first costs), until past the end; or, with Params::packed_ctas, the
+//               host's list for CTA b (a static assignment balanced by the cost model);
 //   stream-K:   the persistent rounds over tiles [0, dp_tiles), then CTA b runs the k-block range
 //               [b*U/G, (b+1)*U/G) of the remaining U k-blocks (tile-major), a piece per tile.
 template <int kGroups, Schedule kSchedule>
@@ -61,9 +62,15 @@ struct TileScheduler {
     if constexpr (kSchedule == Schedule::kSimple) {
       if (b < p.num_tiles) f(Whole(b));
     } else if constexpr (kSchedule == Schedule::kPersistent) {
+      // NOTES: one call site of f for both walks (the host's packed list, the snake rounds): with
+      // two, ptxas kept the consumer body out of line and its accumulators in local memory
+      // (run 68: 30x slower), as it did for stream-K's two phases.
+      const bool packed = p.packed_ctas > 0;
+      int i = 0, end = 0;
+      if (packed && b < p.packed_ctas) i = p.packed_begin[b], end = p.packed_begin[b + 1];
       const int whole = p.num_tiles;
       for (int round = 0;; ++round) {
-        const int t = RoundTile(round, g, b);
+        const int t = packed ? (i < end ? p.packed_tiles[i++] : whole) : RoundTile(round, g, b);
         if (t >= whole) break;
         f(Whole(t));
       }
@@ -160,18 +167,21 @@ struct TileScheduler {
   }
 };
 
-// Stream-K piece of a split tile (consumer warpgroups, 256 threads): every piece stores its fp32
+// Named barrier of the consumer warpgroups in StreamKReduce (1 .. kConsumerWgs: the epilogues').
+inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
+
+// Stream-K piece of a split tile (all consumer threads): every piece stores its fp32
 // partial in its workspace slot and counts itself in; the last to arrive (no piece ever waits)
 // sums all pieces in CTA order from the workspace (deterministic: the same additions whichever
 // piece is last),
 // resets the counter for the next launch and returns true to run the epilogue.
-// NOTES: release = the 256 stores, bar.sync, then thread 0's fence + atomic (cumulative); acquire =
+// NOTES: release = every consumer thread's stores, bar.sync, then thread 0's fence + atomic (cumulative); acquire =
 // the last arriver's atomic, fence, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent).
 template <int kGroups, Schedule kSchedule>
 __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
                                               const TileScheduler<kGroups, kSchedule>& sched,
                                               const WorkItem& w, int* arrivals, int x,
-                                              float (&acc)[128]) {
+                                              float (&acc)[TileShape::kAccFloats]) {
   const long long v0 = sched.TileV0(w);
   const int self = static_cast<int>(blockIdx.x);
   // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
@@ -179,14 +189,17 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   const int first_slot = sched.Partition().Slot(w.first, v0);
   const float4* partials = reinterpret_cast<const float4*>(p.sk_partials);
   constexpr int kSlot4 = kStreamKSlotFloats / 4;
+  constexpr int kX = TileShape::kConsumerThreads;  // float4 stride between a thread's values
+  constexpr int kAcc4 = TileShape::kAccFloats / 4;
+  static_assert(kAcc4 * kX == kSlot4, "a slot holds every consumer thread's accumulators");
   float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
                  static_cast<size_t>(self == w.first ? first_slot : 2 * self) * kSlot4;
 #pragma unroll
-  for (int i = 0; i < 32; ++i) {
-    __stcg(mine + i * 256 + x,
+  for (int i = 0; i < kAcc4; ++i) {
+    __stcg(mine + i * kX + x,
            make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
   }
-  NamedBarrierSync(3, 256);
+  NamedBarrierSync(kStreamKBarrier, kX);
   if (x == 0) {
     __threadfence();
     const int seen = atomicAdd(p.sk_counters + w.first, 1);
@@ -196,14 +209,14 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
     }
     *arrivals = seen;
   }
-  NamedBarrierSync(3, 256);
+  NamedBarrierSync(kStreamKBarrier, kX);
   if (*arrivals != w.last - w.first) return false;
     // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
-    // a whole piece per pass so its 32 loads are in flight together (one at a time, the reduction
+    // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the reduction
     // was latency-bound: run 13).
 #pragma unroll
-  for (int i = 0; i < 32; ++i) {
-    const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * 256 + x);
+  for (int i = 0; i < kAcc4; ++i) {
+    const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
     acc[4 * i] = v.x;
     acc[4 * i + 1] = v.y;
     acc[4 * i + 2] = v.z;
@@ -212,8 +225,8 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   for (int c = w.first + 1; c <= w.last; ++c) {
     const float4* piece = partials + static_cast<size_t>(2 * c) * kSlot4 + x;
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const float4 v = __ldcg(piece + i * 256);
+    for (int i = 0; i < kAcc4; ++i) {
+      const float4 v = __ldcg(piece + i * kX);
       acc[4 * i] += v.x;
       acc[4 * i + 1] += v.y;
       acc[4 * i + 2] += v.z;
