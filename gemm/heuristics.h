@@ -265,8 +265,11 @@ struct TilePacking {
 };
 
 // Packs tiles of the given costs (linear tile order) onto min(ctas, tiles) CTAs: longest
-// processing time first, then up to `max_moves` improving moves or swaps off the most loaded
-// CTA. Each CTA's list is in decreasing cost. Host only, once per shape (allocates).
+// processing time first, then up to `max_moves` improving moves or swaps off the most loaded CTA
+// (each against the kPackPartners least loaded CTAs), until no move helps or the most loaded CTA
+// is at the lower bound. Each CTA's list is in decreasing cost. Host only, once per shape
+// (allocates; ~0.1 ms for GPU MODE shape 1's 448 tiles on 132 CTAs).
+inline constexpr int kPackPartners = 8;
 inline TilePacking PackTiles(const std::vector<long long>& cost, int ctas, int max_moves = 512) {
   TilePacking out;
   const int n = static_cast<int>(cost.size());
@@ -276,26 +279,43 @@ inline TilePacking PackTiles(const std::vector<long long>& cost, int ctas, int m
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
   std::vector<std::vector<int>> bins(out.ctas);
   std::vector<long long> load(out.ctas, 0);
-  for (int t : order) {  // LPT: to the least loaded CTA (lowest index on ties)
-    int best = 0;
-    for (int b = 1; b < out.ctas; ++b) {
-      if (load[b] < load[best]) best = b;
+  {  // LPT: each tile to the least loaded CTA (lowest index on ties)
+    using Entry = std::pair<long long, int>;
+    std::vector<Entry> heap;
+    for (int b = 0; b < out.ctas; ++b) heap.push_back({0, b});
+    auto later = [](const Entry& x, const Entry& y) { return x > y; };  // min-heap
+    std::make_heap(heap.begin(), heap.end(), later);
+    for (int t : order) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      Entry& e = heap.back();
+      bins[e.second].push_back(t);
+      e.first += cost[t];
+      load[e.second] = e.first;
+      std::push_heap(heap.begin(), heap.end(), later);
     }
-    bins[best].push_back(t);
-    load[best] += cost[t];
   }
+  long long total = 0, largest = 0;
+  for (long long c : cost) total += c, largest = std::max(largest, c);
+  const long long bound = std::max(largest, (total + out.ctas - 1) / out.ctas);
+  std::vector<int> partners(out.ctas);
   for (int move = 0; move < max_moves; ++move) {
     int hi = 0;
     for (int b = 1; b < out.ctas; ++b) {
       if (load[b] > load[hi]) hi = b;
     }
+    if (load[hi] <= bound) break;
+    for (int b = 0; b < out.ctas; ++b) partners[b] = b;
+    const int k = std::min(kPackPartners, out.ctas);
+    std::partial_sort(partners.begin(), partners.begin() + k, partners.end(),
+                      [&](int x, int y) { return load[x] < load[y] || (load[x] == load[y] && x < y); });
     // The best move (a tile of hi to CTA b) or swap (a tile of hi for a cheaper one of b): the
     // smallest resulting max(load[hi], load[b]) below load[hi].
     long long best = load[hi];
     int bi = -1, bb = -1, bj = -1;  // index in bins[hi], target CTA, index in bins[bb] (-1: move)
     for (int i = 0; i < static_cast<int>(bins[hi].size()); ++i) {
       const long long a = cost[bins[hi][i]];
-      for (int b = 0; b < out.ctas; ++b) {
+      for (int p = 0; p < k; ++p) {
+        const int b = partners[p];
         if (b == hi) continue;
         const long long moved = std::max(load[hi] - a, load[b] + a);
         if (moved < best) {

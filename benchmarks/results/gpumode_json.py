@@ -4,7 +4,7 @@
 --out torch.json (same run).
 
   python3 benchmarks/results/gpumode_json.py RUN_DIR --commit C --date D --command "..." \
-      [--out benchmarks/results/gpumode_shapes.json]
+      [--bench bench.json] [--out benchmarks/results/gpumode_shapes.json]
 """
 import argparse
 import json
@@ -26,9 +26,10 @@ def main():
     ap.add_argument("--date", required=True)
     ap.add_argument("--command", required=True)
     ap.add_argument("--device", default="NVIDIA H200 (132 SMs, driver 580.159.04), nvidia-h200 kind")
+    ap.add_argument("--bench", default="bench.json", help="the benchmark JSON in RUN_DIR")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "gpumode_shapes.json"))
     a = ap.parse_args()
-    bench = json.load(open(os.path.join(a.run_dir, "bench.json")))
+    bench = json.load(open(os.path.join(a.run_dir, a.bench)))
     torch = json.load(open(os.path.join(a.run_dir, "torch.json")))
     medians, fused_pdl = {}, {}
     for b in bench["benchmarks"]:

@@ -146,5 +146,59 @@ TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {
   EXPECT_FALSE(PrepassPrefersPdl(395, 1, 132));
 }
 
+// The fitted cost (run 67's steady family): narrow tiles pay for the decode they cannot hide.
+TEST(PackCostTest, NarrowTilesCostMoreThanTheirRows) {
+  EXPECT_EQ(PackCost(256, 1), 256 + kPackTileFixed);
+  EXPECT_EQ(PackCost(160, 1), 160 + kPackTileFixed);
+  EXPECT_EQ(PackCost(64, 1), 112 + kPackTileFixed);
+  EXPECT_EQ(PackCost(128, 2), 2 * 144 + kPackTileFixed);
+}
+
+// Both unpacked orders on a small case: greedy gives each tile to the first free SM, the snake
+// deals rounds forwards and backwards.
+TEST(PackTilesTest, GreedyAndSnakeMakespans) {
+  const std::vector<long long> cost = {9, 8, 2, 2, 1};
+  EXPECT_EQ(GreedyMakespan(cost, 2), 11);  // {9, 2} {8, 2, 1}
+  EXPECT_EQ(SnakeMakespan(cost, 2), 12);   // {9, 2, 1} {8, 2}
+  EXPECT_EQ(PackTiles(cost, 2).makespan, 11);
+}
+
+// Every tile exactly once, lists in decreasing cost, the reported makespan the busiest CTA's, never
+// worse than the greedy order, perfect where the costs allow it, and GPU MODE shape 1's tiles
+// packed 9% below the orders the kernels had.
+TEST(PackTilesTest, EveryTileOnceAndBalanced) {
+  auto check = [](const std::vector<long long>& cost, int ctas) {
+    const TilePacking p = PackTiles(cost, ctas);
+    EXPECT_EQ(p.ctas, std::min<int>(ctas, static_cast<int>(cost.size())));
+    EXPECT_EQ(p.begin.size(), static_cast<size_t>(p.ctas) + 1);
+    EXPECT_EQ(p.begin.front(), 0);
+    EXPECT_EQ(p.begin.back(), cost.size());
+    std::vector<int> seen(cost.size(), 0);
+    long long makespan = 0;
+    for (int b = 0; b < p.ctas; ++b) {
+      long long load = 0;
+      for (int i = p.begin[b]; i < p.begin[b + 1]; ++i) {
+        ++seen[p.tiles[i]];
+        load += cost[p.tiles[i]];
+        if (i > p.begin[b]) EXPECT_LE(cost[p.tiles[i]], cost[p.tiles[i - 1]]);
+      }
+      makespan = std::max(makespan, load);
+    }
+    for (int c : seen) EXPECT_EQ(c, 1);
+    EXPECT_EQ(p.makespan, makespan);
+    EXPECT_LE(p.makespan, GreedyMakespan(cost, ctas));
+    return p.makespan;
+  };
+  EXPECT_EQ(check(std::vector<long long>(264, 7), 132), 14);  // two equal rounds
+  EXPECT_EQ(check({5, 4, 3, 3, 3}, 2), 9);                     // {5, 4} {3, 3, 3}
+  EXPECT_EQ(check({5, 1}, 8), 5);                              // fewer tiles than CTAs
+  std::vector<long long> s1;
+  for (int w : {208, 176, 176, 160, 160, 80, 80, 48}) {
+    for (int i = 0; i < 56; ++i) s1.push_back(PackCost(w, 16));
+  }
+  const long long packed = check(s1, 132);
+  EXPECT_LT(100 * packed, 92 * std::min(GreedyMakespan(s1, 132), SnakeMakespan(s1, 132)));
+}
+
 }  // namespace
 }  // namespace encore::gemm
