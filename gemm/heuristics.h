@@ -234,7 +234,8 @@ inline int StreamKWholeTiles(int tiles, int ctas) {
 // Measured on the H200 with the current kernel (run 15, benchmarks/results/NOTES.md): uniform
 // tiles, persistent 1-4% faster from ~2 tiles per SM on (crossover/*); ragged tiles (GPU MODE
 // shape 1, 2.76 tiles per SM) simple 10% faster (87.6 vs 97.1 us), shape 0 (1.33) simple 1%.
-// So the persistent kernel only past 3 tiles per SM.
+// So the persistent kernel only past 3 tiles per SM -- unless the runner has a packed schedule for
+// the problem (PackTiles below; it then runs the persistent kernel on the packed lists).
 inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
   return num_tiles > 3 * sm_count ? KernelKind::kPersistent : KernelKind::kSimple;
 }

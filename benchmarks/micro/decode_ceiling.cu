@@ -91,13 +91,14 @@ __device__ __forceinline__ void Build2(uint32_t (&frag)[1][2][4], const uint32_t
   }
 }
 
-// Wider than 128 tokens the accumulators need more than 512 threads' registers: at most 3 warpgroups.
-template <int N>
-inline constexpr int kDecodeThreads = N > 128 ? 384 : 512;
-
-template <int N, int kDecode>
-__global__ void __launch_bounds__(kDecodeThreads<N>, 1) Decode(int k_blocks, float* sink, long long* cycles) {
-  extern __shared__ uint8_t smem_raw[];
+// Both kernels' start: two token stages and the raw weight rows filled with arbitrary values
+// (1024-byte aligned dynamic shared memory), this thread's addressing.
+struct Setup {
+  uint32_t raw;       // raw weight rows (shared window)
+  uint64_t tok_desc;  // descriptor of token stage 0
+  int rbase, c;       // the thread's first weight row and its 16-byte column
+};
+__device__ __forceinline__ Setup FillStages(uint8_t* smem_raw) {
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
   const int tid = static_cast<int>(threadIdx.x);
@@ -109,11 +110,24 @@ __global__ void __launch_bounds__(kDecodeThreads<N>, 1) Decode(int k_blocks, flo
   }
   __syncthreads();
   const uint32_t s = sm90::SmemAddr(base);
-  const uint32_t raw = s + 2 * kTokStage;
-  const uint64_t tok_desc = sm90::SmemDescSw128(s);
   const int ct = tid & 127;
-  const int lane = ct & 31, g = lane >> 2, c = lane & 3;
-  const int rbase = ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + g;
+  const int lane = ct & 31;
+  return Setup{s + 2 * kTokStage, sm90::SmemDescSw128(s),
+               ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + (lane >> 2), lane & 3};
+}
+
+// Wider than 128 tokens the accumulators need more than 512 threads' registers: at most 3 warpgroups.
+template <int N>
+inline constexpr int kDecodeThreads = N > 128 ? 384 : 512;
+
+template <int N, int kDecode>
+__global__ void __launch_bounds__(kDecodeThreads<N>, 1) Decode(int k_blocks, float* sink, long long* cycles) {
+  extern __shared__ uint8_t smem_raw[];
+  const Setup st = FillStages(smem_raw);
+  const uint32_t raw = st.raw;
+  const uint64_t tok_desc = st.tok_desc;
+  const int rbase = st.rbase, c = st.c;
+  const int tid = static_cast<int>(threadIdx.x);
   float acc[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
@@ -151,22 +165,11 @@ template <int N>
 __global__ void __launch_bounds__(256, 1) DecodeStrips2(int k_blocks, float* sink,
                                                         long long* cycles) {
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                             ~static_cast<uintptr_t>(1023));
+  const Setup st = FillStages(smem_raw);
+  const uint32_t raw = st.raw;
+  const uint64_t tok_desc = st.tok_desc;
+  const int rbase = st.rbase, c = st.c;
   const int tid = static_cast<int>(threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x);
-  uint32_t* words = reinterpret_cast<uint32_t*>(base);
-  for (int i = tid; i < (2 * kTokStage) / 4; i += threads) words[i] = 0x3C003800u + (i & 0x3F);
-  for (int i = tid; i < kRawBytes / 4; i += threads) {
-    words[(2 * kTokStage) / 4 + i] = 0x9ABC1234u * (i + 1);
-  }
-  __syncthreads();
-  const uint32_t s = sm90::SmemAddr(base);
-  const uint32_t raw = s + 2 * kTokStage;
-  const uint64_t tok_desc = sm90::SmemDescSw128(s);
-  const int ct = tid & 127;
-  const int lane = ct & 31, g = lane >> 2, c = lane & 3;
-  const int rbase = ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + g;
   float acc[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
