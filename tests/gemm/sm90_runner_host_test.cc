@@ -288,6 +288,32 @@ TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
   }
 }
 
+// RunnerOptions::token_tile_rows: Create rejects a cap that is not 0 or a multiple of 16 in
+// [16, kMaxBlockM] before it looks for a device; a valid cap bounds every group's token tiles
+// (GPU MODE shape 0 at cap 64: the 248-row group in 4 tiles of 64 rows).
+TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
+  for (int rows : {-16, 8, 24, sm90::TileShape::kMaxBlockM + 16}) {
+    RunnerOptions o;
+    o.token_tile_rows = rows;
+    const auto r = Nvfp4GroupedGemm::Create(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << rows;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "token_tile_rows")) << r.status();
+  }
+  RunnerOptions o;
+  o.token_prepass = TokenPrepass::kNever;
+  o.token_tile_rows = 64;
+  auto runner = HostRunner(o);
+  const auto g = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 42);
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(runner->Prepare(GroupedGemmArguments{g}, plan.get()));
+  const auto& p = *reinterpret_cast<const sm90::Params<8>*>(plan->params);
+  for (int s = 0; s < p.num_groups; ++s) {
+    EXPECT_LE(p.info[s].tile_rows, 64) << "slot " << s;
+    if (p.info[s].m == 248) EXPECT_EQ(p.info[s].m_tiles, 4);
+  }
+}
+
 TEST_F(Sm90RunnerHostTest, TensorMapsAreEncodedOncePerPointerAndShape) {
   const auto g = Groups({80, 176, 128, 72}, 4096, 7168, 4);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
