@@ -116,12 +116,14 @@ __device__ __forceinline__ Setup FillStages(uint8_t* smem_raw) {
                ((tid >> 7) & 1) * 64 + (ct >> 5) * 16 + (lane >> 2), lane & 3};
 }
 
-// Wider than 128 tokens the accumulators need more than 512 threads' registers: at most 3 warpgroups.
+// Wider than 128 tokens the accumulators need more than 512 threads' registers: at most 3
+// warpgroups.
 template <int N>
 inline constexpr int kDecodeThreads = N > 128 ? 384 : 512;
 
 template <int N, int kDecode>
-__global__ void __launch_bounds__(kDecodeThreads<N>, 1) Decode(int k_blocks, float* sink, long long* cycles) {
+__global__ void __launch_bounds__(kDecodeThreads<N>, 1)
+    Decode(int k_blocks, float* sink, long long* cycles) {
   extern __shared__ uint8_t smem_raw[];
   const Setup st = FillStages(smem_raw);
   const uint32_t raw = st.raw;

@@ -33,7 +33,8 @@
 #ifndef ENCORE_SM90_MAX_TOKEN_ROWS
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
-#define ENCORE_SM90_MAX_TOKEN_ROWS (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 256))
+#define ENCORE_SM90_MAX_TOKEN_ROWS \
+  (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 256))
 #endif
 #if ENCORE_SM90_WIDE_N && ENCORE_SM90_CONSUMER_WGS != 2
 #error "the wide build has two consumer warpgroups"

@@ -204,7 +204,8 @@ std::vector<long long> CtaLoads(const sm90::Params<8>& p, int grid) {
     while (s + 1 < p.num_groups && p.info[s + 1].tile_start <= t) ++s;
     const sm90::GroupInfo& gi = p.info[s];
     const int m_tile = (t - gi.tile_start) % gi.m_tiles;
-    const int rows = sm90::TileShape::RoundRows(std::min(gi.tile_rows, gi.m - m_tile * gi.tile_rows));
+    const int rows =
+        sm90::TileShape::RoundRows(std::min(gi.tile_rows, gi.m - m_tile * gi.tile_rows));
     return PackCost(rows, sm90::TileShape::KBlocks(gi.k));
   };
   std::vector<long long> load(grid, 0);
@@ -278,7 +279,9 @@ TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
     EXPECT_LT(packed_max, snake_max);
     std::printf("M[0] = %d: %d tiles on %d CTAs, busiest CTA %lld vs %lld in snake rounds; rows:",
                 sh.m[0], p.num_tiles, p.packed_ctas, packed_max, snake_max);
-    for (int s = 0; s < p.num_groups; ++s) std::printf(" %dx%d", p.info[s].m_tiles, p.info[s].tile_rows);
+    for (int s = 0; s < p.num_groups; ++s) {
+      std::printf(" %dx%d", p.info[s].m_tiles, p.info[s].tile_rows);
+    }
     std::printf("\n");
     // Every slot's token tiles stay within the row cap the kernel supports.
     for (int s = 0; s < p.num_groups; ++s) {

@@ -156,7 +156,8 @@ __device__ __forceinline__ void FenceAcc(float (&acc)[TileShape::kAccFloats]) {
 
 // Steps [first, first + kSteps) as one commit group.
 template <int kN, int kSteps>
-__device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats], const FragOf<kSteps>& frag,
+__device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
+                                           const FragOf<kSteps>& frag,
                                            uint64_t stage_desc, int first) {
   FenceAcc<kN>(acc);
   WgmmaFence();
@@ -216,11 +217,13 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 }
 
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
-// (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and r0 + 8).
+// (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
+// r0 + 8).
 template <TokenSource kSrc>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
-                                             int kb1, int cw, int ct, float (&acc)[TileShape::kAccFloats]) {
+                                             int kb1, int cw, int ct,
+                                             float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
   const int lane = ct & 31;

@@ -175,8 +175,9 @@ inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 // sums all pieces in CTA order from the workspace (deterministic: the same additions whichever
 // piece is last),
 // resets the counter for the next launch and returns true to run the epilogue.
-// NOTES: release = every consumer thread's stores, bar.sync, then thread 0's fence + atomic (cumulative); acquire =
-// the last arriver's atomic, fence, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent).
+// NOTES: release = every consumer thread's stores, bar.sync, then thread 0's fence + atomic
+// (cumulative); acquire = the last arriver's atomic, fence, bar.sync, then L2 loads
+// (ld.global.cg: L1 is not coherent).
 template <int kGroups, Schedule kSchedule>
 __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
                                               const TileScheduler<kGroups, kSchedule>& sched,
@@ -211,9 +212,9 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   }
   NamedBarrierSync(kStreamKBarrier, kX);
   if (*arrivals != w.last - w.first) return false;
-    // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
-    // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the reduction
-    // was latency-bound: run 13).
+  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
+  // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the
+  // reduction was latency-bound: run 13).
 #pragma unroll
   for (int i = 0; i < kAcc4; ++i) {
     const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
