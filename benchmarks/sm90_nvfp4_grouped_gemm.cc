@@ -54,11 +54,10 @@ void Check(const absl::Status& s) {
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 0,
                          bool unpacked = false) {
   static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner =
-      runners[unpacked          ? 20
-              : tile_rows > 0 ? 3 + tile_rows / 16
-              : fused         ? 3
-                              : static_cast<int>(mode)];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[unpacked        ? 20
+                                                      : tile_rows > 0 ? 3 + tile_rows / 16
+                                                      : fused         ? 3
+                                                                      : static_cast<int>(mode)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
@@ -159,7 +158,7 @@ struct CallMode {
   bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
   Part part = Part::kCall;
   bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
-  int tile_rows = 0;  // RunnerOptions::token_tile_rows
+  int tile_rows = 0;      // RunnerOptions::token_tile_rows
   bool unpacked = false;  // RunnerOptions::pack_tiles = false
 };
 CallMode Prepass(TokenPrepass prepass) {

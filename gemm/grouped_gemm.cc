@@ -224,8 +224,8 @@ class ShapePlanMemo {
     int m, n, k;
   };
 
-  static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k,
-                           int forced_cap, bool pack) {
+  static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k, int forced_cap,
+                           bool pack) {
     const int n = key.count;
     // Largest M first (stable insertion sort).
     std::array<int, kMaxGroups> by_m;
@@ -280,8 +280,7 @@ class ShapePlanMemo {
   // tiles of the costliest group (up to kMaxPackSplits times) while that packs better.
   static std::shared_ptr<const PackedPlan> PlanPacking(const ShapeList& key,
                                                        const std::array<int, kMaxGroups>& by_m,
-                                                       int n, const ShapePlan& plan,
-                                                       int sm_count) {
+                                                       int n, const ShapePlan& plan, int sm_count) {
     if (sm_count > sm90::kMaxPackedCtas || n == 0) return nullptr;
     std::array<int, kMaxGroups> cap_of;
     cap_of.fill(plan.choice.cap);
@@ -486,14 +485,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     size_t ws_offset = 0;
     long long pre_units = 0;
     // The packed schedule (kAuto and kPersistent, where the shape plan has one).
-    const PackedPlan* packed =
-        (kind == KernelKind::kAuto || kind == KernelKind::kPersistent) ? shape.packed.get()
-                                                                         : nullptr;
+    const PackedPlan* packed = (kind == KernelKind::kAuto || kind == KernelKind::kPersistent)
+                                   ? shape.packed.get()
+                                   : nullptr;
     const int cap = kind == KernelKind::kStreamK ? TileShape::kMaxBlockM : shape.choice.cap;
-    const std::array<uint8_t, kMaxGroups>& order =
-        packed != nullptr                ? packed->order
-        : kind == KernelKind::kStreamK ? shape.sk_order
-                                       : shape.whole_order;
+    const std::array<uint8_t, kMaxGroups>& order = packed != nullptr ? packed->order
+                                                   : kind == KernelKind::kStreamK
+                                                       ? shape.sk_order
+                                                       : shape.whole_order;
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
@@ -562,8 +561,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (packed != nullptr) {
       const TilePacking& pk = packed->packing;
       if (static_cast<int>(pk.tiles.size()) != tiles) {  // computed from the same dims
-        return absl::InternalError(absl::StrCat("packed schedule holds ", pk.tiles.size(),
-                                                " tiles, the plan ", tiles));
+        return absl::InternalError(
+            absl::StrCat("packed schedule holds ", pk.tiles.size(), " tiles, the plan ", tiles));
       }
       grid = pk.ctas;
       params->packed_ctas = pk.ctas;
@@ -775,14 +774,13 @@ std::unique_ptr<Nvfp4GroupedGemm> CreateSm90RunnerWithoutDevice(DeviceInfo info,
 }  // namespace internal
 
 absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(RunnerOptions options) {
-  if (options.token_tile_rows != 0 &&
-      (options.token_tile_rows < sm90::TileShape::kMGranule ||
-       options.token_tile_rows > sm90::TileShape::kMaxBlockM ||
-       options.token_tile_rows % sm90::TileShape::kMGranule != 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "options.token_tile_rows = ", options.token_tile_rows, ": 0 or a multiple of ",
-        sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
-        sm90::TileShape::kMaxBlockM, "]"));
+  if (options.token_tile_rows != 0 && (options.token_tile_rows < sm90::TileShape::kMGranule ||
+                                       options.token_tile_rows > sm90::TileShape::kMaxBlockM ||
+                                       options.token_tile_rows % sm90::TileShape::kMGranule != 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.token_tile_rows = ", options.token_tile_rows, ": 0 or a multiple of ",
+                     sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
+                     sm90::TileShape::kMaxBlockM, "]"));
   }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));

@@ -312,8 +312,8 @@ inline TilePacking PackTiles(const std::vector<long long>& cost, int ctas, int m
     const int hi = std::prev(by_load.end())->second;
     if (load[hi] <= bound) break;
     partners.clear();
-    for (auto it = by_load.begin(); it != by_load.end() && static_cast<int>(partners.size()) <
-                                                            kPackPartners; ++it) {
+    for (auto it = by_load.begin();
+         it != by_load.end() && static_cast<int>(partners.size()) < kPackPartners; ++it) {
       if (it->second != hi) partners.push_back(it->second);
     }
     // The best move (a tile of hi to CTA b) or swap (a tile of hi for a cheaper one of b): the

@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(kDecodeThreads<N>, 1)
 // byte decode with the scale multiply: per k-step one fragment and one wgmma per strip into
 // acc[64 j..] (N <= 128), so each warpgroup keeps twice the tensor work per commit group in flight.
 template <int N>
-__global__ void __launch_bounds__(256, 1) DecodeStrips2(int k_blocks, float* sink,
-                                                        long long* cycles) {
+__global__ void __launch_bounds__(256, 1)
+    DecodeStrips2(int k_blocks, float* sink, long long* cycles) {
   extern __shared__ uint8_t smem_raw[];
   const Setup st = FillStages(smem_raw);
   const uint32_t raw = st.raw;
@@ -289,19 +289,18 @@ bool Main(bool strips) {
   MICRO_CHECK(cudaMalloc(&cycles, sizeof(long long)));
   const int k_blocks = 2048;
   const int sms = prop.multiProcessorCount;
-  const bool ok =
-      strips ? RunStripsCompare<48>(sms, k_blocks, sink, cycles) &&
-                   RunStripsCompare<64>(sms, k_blocks, sink, cycles) &&
-                   RunStripsCompare<80>(sms, k_blocks, sink, cycles) &&
-                   RunStripsCompare<96>(sms, k_blocks, sink, cycles) &&
-                   RunStripsCompare<128>(sms, k_blocks, sink, cycles) &&
-                   RunWarpgroups<160, kByte>(sms, k_blocks, sink, cycles) &&
-                   RunWarpgroups<192, kByte>(sms, k_blocks, sink, cycles) &&
-                   RunWarpgroups<208, kByte>(sms, k_blocks, sink, cycles) &&
-                   RunWarpgroups<256, kByte>(sms, k_blocks, sink, cycles)
-             : RunAll<64>(sms, k_blocks, sink, cycles) &&
-                   RunAll<96>(sms, k_blocks, sink, cycles) &&
-                   RunAll<128>(sms, k_blocks, sink, cycles);
+  const bool ok = strips ? RunStripsCompare<48>(sms, k_blocks, sink, cycles) &&
+                               RunStripsCompare<64>(sms, k_blocks, sink, cycles) &&
+                               RunStripsCompare<80>(sms, k_blocks, sink, cycles) &&
+                               RunStripsCompare<96>(sms, k_blocks, sink, cycles) &&
+                               RunStripsCompare<128>(sms, k_blocks, sink, cycles) &&
+                               RunWarpgroups<160, kByte>(sms, k_blocks, sink, cycles) &&
+                               RunWarpgroups<192, kByte>(sms, k_blocks, sink, cycles) &&
+                               RunWarpgroups<208, kByte>(sms, k_blocks, sink, cycles) &&
+                               RunWarpgroups<256, kByte>(sms, k_blocks, sink, cycles)
+                         : RunAll<64>(sms, k_blocks, sink, cycles) &&
+                               RunAll<96>(sms, k_blocks, sink, cycles) &&
+                               RunAll<128>(sms, k_blocks, sink, cycles);
   MICRO_CHECK(cudaFree(sink));
   MICRO_CHECK(cudaFree(cycles));
   return ok;

@@ -190,8 +190,8 @@ TEST(PackTilesTest, EveryTileOnceAndBalanced) {
     return p.makespan;
   };
   EXPECT_EQ(check(std::vector<long long>(264, 7), 132), 14);  // two equal rounds
-  EXPECT_EQ(check({5, 4, 3, 3, 3}, 2), 9);                     // {5, 4} {3, 3, 3}
-  EXPECT_EQ(check({5, 1}, 8), 5);                              // fewer tiles than CTAs
+  EXPECT_EQ(check({5, 4, 3, 3, 3}, 2), 9);                    // {5, 4} {3, 3, 3}
+  EXPECT_EQ(check({5, 1}, 8), 5);                             // fewer tiles than CTAs
   std::vector<long long> s1;
   for (int w : {208, 176, 176, 160, 160, 80, 80, 48}) {
     for (int i = 0; i < 56; ++i) s1.push_back(PackCost(w, 16));

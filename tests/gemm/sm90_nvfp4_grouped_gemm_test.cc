@@ -1,6 +1,8 @@
 // GPU tests of the sm90 NVFP4 grouped GEMM against the CPU reference (double accumulation, one
 // fp16 rounding): fresh random data for every case, outputs poisoned before every run, both
 // kernels forced on each case. Skips (with the reason) without a GPU.
+#include "gemm/sm90_nvfp4_grouped_gemm.h"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -24,7 +26,6 @@
 #include "gemm/nvfp4.h"
 #include "gemm/problem.h"
 #include "gemm/reference.h"
-#include "gemm/sm90_nvfp4_grouped_gemm.h"
 #include "gemm/sm90_support.h"
 #include "gemm/testing/device_problem.h"
 #include "gemm/testing/host_problem.h"
@@ -432,9 +433,8 @@ TEST(Sm90KernelResourcesTest, NoKernelUsesLocalMemory) {
 TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
   uint64_t seed = std::random_device{}();
-  const std::vector<Shape> shapes =
-      Zip({40, 76, 168, 72, 164, 148, 196, 160}, std::vector<int>(8, 7168),
-          std::vector<int>(8, 256));
+  const std::vector<Shape> shapes = Zip({40, 76, 168, 72, 164, 148, 196, 160},
+                                        std::vector<int>(8, 7168), std::vector<int>(8, 256));
   for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
     const HostGroupedProblem host = MakeHostProblem(shapes, dist, ++seed);
     auto dev = DeviceGroupedProblem::Upload(host);

@@ -157,8 +157,8 @@ __device__ __forceinline__ void FenceAcc(float (&acc)[TileShape::kAccFloats]) {
 // Steps [first, first + kSteps) as one commit group.
 template <int kN, int kSteps>
 __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
-                                           const FragOf<kSteps>& frag,
-                                           uint64_t stage_desc, int first) {
+                                           const FragOf<kSteps>& frag, uint64_t stage_desc,
+                                           int first) {
   FenceAcc<kN>(acc);
   WgmmaFence();
   MmaSteps<kN, kSteps>(acc, frag, stage_desc, first);

@@ -34,9 +34,8 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   // 128-row weight scale blocks holding rows [n0, min(n0 + kBlockN, n)) (a 192-row tile may start
   // in the middle of one).
   const int wblk0 = tc.n0 / 128;
-  const int wblk = T::kBlockN % 128 == 0
-                       ? min(T::kBlockN / 128, (gi.n - tc.n0 + 127) / 128)
-                       : (min(tc.n0 + T::kBlockN, gi.n) - 1) / 128 - wblk0 + 1;
+  const int wblk = T::kBlockN % 128 == 0 ? min(T::kBlockN / 128, (gi.n - tc.n0 + 127) / 128)
+                                         : (min(tc.n0 + T::kBlockN, gi.n) - 1) / 128 - wblk0 + 1;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int s = it % P::kRawStages;
     MbarWait(sm.RawEmpty(s), ((it / P::kRawStages) & 1) ^ 1);

@@ -212,9 +212,9 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   }
   NamedBarrierSync(kStreamKBarrier, kX);
   if (*arrivals != w.last - w.first) return false;
-  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
-  // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the
-  // reduction was latency-bound: run 13).
+    // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
+    // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the
+    // reduction was latency-bound: run 13).
 #pragma unroll
   for (int i = 0; i < kAcc4; ++i) {
     const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
