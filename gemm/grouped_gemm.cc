@@ -296,21 +296,8 @@ class ShapePlanMemo {
     auto pack = [&](const std::array<int, kMaxGroups>& caps) -> std::shared_ptr<PackedPlan> {
       auto p = std::make_shared<PackedPlan>();
       // Slots by per-tile cost under these caps, largest first (stable over the M order).
-      std::array<long long, kMaxGroups> c;
-      for (int s = 0; s < n; ++s) {
-        const int g = by_m[s];
-        const MTiling mt = ChooseMTiling(key.dims[3 * g], caps[g]);
-        const long long cost =
-            mt.tiles == 0 ? -1 : PackCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
-        int j = s;
-        while (j > 0 && c[j - 1] < cost) {
-          p->order[j] = p->order[j - 1];
-          c[j] = c[j - 1];
-          --j;
-        }
-        p->order[j] = static_cast<uint8_t>(g);
-        c[j] = cost;
-      }
+      CostOrder(key, by_m, n, caps, [](int rows, int kb) { return PackCost(rows, kb); },
+                &p->order);
       for (int s = 0; s < n; ++s) p->slot_cap[s] = caps[p->order[s]];
       const std::vector<long long> cost = TileCosts(key, p->order, n, caps);
       if (cost.size() > static_cast<size_t>(sm90::kMaxPackedTiles)) return nullptr;
@@ -348,12 +335,23 @@ class ShapePlanMemo {
   // Stable insertion sort of the M order by tile cost, largest first.
   static void CostOrder(const ShapeList& key, const std::array<int, kMaxGroups>& by_m, int n,
                         int cap, std::array<uint8_t, kMaxGroups>* out) {
+    std::array<int, kMaxGroups> cap_of;
+    cap_of.fill(cap);
+    CostOrder(key, by_m, n, cap_of, [](int rows, int kb) { return TileCost(rows, kb); }, out);
+  }
+  // `cap_of[g]`: group g's token-tile row cap (caller's index); `tile_cost(rows, k_blocks)`: the
+  // cost of one of its tiles (TileCost for the whole-tile and stream-K orders, PackCost for the
+  // packed schedule's).
+  template <typename TileCostFn>
+  static void CostOrder(const ShapeList& key, const std::array<int, kMaxGroups>& by_m, int n,
+                        const std::array<int, kMaxGroups>& cap_of, TileCostFn tile_cost,
+                        std::array<uint8_t, kMaxGroups>* out) {
     std::array<long long, kMaxGroups> cost;
     for (int s = 0; s < n; ++s) {
       const int g = by_m[s];
-      const MTiling mt = ChooseMTiling(key.dims[3 * g], cap);
+      const MTiling mt = ChooseMTiling(key.dims[3 * g], cap_of[g]);
       const long long c =
-          mt.tiles == 0 ? -1 : TileCost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
+          mt.tiles == 0 ? -1 : tile_cost(mt.rows, TileShape::KBlocks(key.dims[3 * g + 2]));
       int j = s;
       while (j > 0 && cost[j - 1] < c) {
         (*out)[j] = (*out)[j - 1];
