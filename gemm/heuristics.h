@@ -57,6 +57,34 @@ long long CountTiles(const Groups& groups, int num_groups, int cap = sm90::TileS
 // more SMs when a problem has fewer big tiles than SMs (GPU MODE shapes 3 and 4).
 inline constexpr int kMTileCaps[] = {256, 192, 128, 96, 64};
 
+// The block scheduler's greedy list scheduling: each cost goes to the least loaded of `sm_count`
+// SMs (at most kMaxSms; a min-heap of loads, no allocation).
+class GreedyLoads {
+ public:
+  explicit GreedyLoads(int sm_count) : sms_(std::min(sm_count, kMaxSms)) {}
+  void Add(long long cost) {  // to the least loaded SM, then restore the heap
+    load_[0] += cost;
+    for (int i = 0;;) {
+      int l = 2 * i + 1, r = l + 1, s = i;
+      if (l < sms_ && load_[l] < load_[s]) s = l;
+      if (r < sms_ && load_[r] < load_[s]) s = r;
+      if (s == i) break;
+      std::swap(load_[i], load_[s]);
+      i = s;
+    }
+  }
+  long long Makespan() const {
+    long long makespan = 0;
+    for (int i = 0; i < sms_; ++i) makespan = std::max(makespan, load_[i]);
+    return makespan;
+  }
+
+ private:
+  static constexpr int kMaxSms = 1024;
+  long long load_[kMaxSms] = {};
+  int sms_;
+};
+
 // Estimated run time of the simple kernel with a row cap: greedy list scheduling (the block
 // scheduler hands tiles, in kernel order, to the first free SM) of tiles costing
 // k_blocks * (rows + 24) + 48 (per-tile prologue/epilogue in row-equivalents; a rough fit).
@@ -64,33 +92,18 @@ inline constexpr int kMTileCaps[] = {256, 192, 128, 96, 64};
 template <typename Groups>
 long long EstimateMakespan(const Groups& groups, int num_groups, int cap, int sm_count,
                            int rows_fixed = 24) {
-  constexpr int kMaxSms = 1024;
-  long long load[kMaxSms] = {};  // min-heap of SM loads
-  const int sms = std::min(sm_count, kMaxSms);
-  auto push_min = [&](long long cost) {  // add cost to the least loaded SM, restore the heap
-    load[0] += cost;
-    for (int i = 0;;) {
-      int l = 2 * i + 1, r = l + 1, s = i;
-      if (l < sms && load[l] < load[s]) s = l;
-      if (r < sms && load[r] < load[s]) s = r;
-      if (s == i) break;
-      std::swap(load[i], load[s]);
-      i = s;
-    }
-  };
-  long long makespan = 0;
+  GreedyLoads loads(sm_count);
   for (int g = 0; g < num_groups; ++g) {
     const MTiling mt = ChooseMTiling(groups[g].m, cap);
     const int n_tiles = sm90::TileShape::NTiles(groups[g].n);
     const int kblocks = sm90::TileShape::KBlocks(groups[g].k);
     for (int nt = 0; nt < n_tiles; ++nt) {
       for (int i = 0; i < mt.tiles; ++i) {
-        push_min(TileCost(TileRows(mt, groups[g].m, i), kblocks, rows_fixed));
+        loads.Add(TileCost(TileRows(mt, groups[g].m, i), kblocks, rows_fixed));
       }
     }
   }
-  for (int i = 0; i < sms; ++i) makespan = std::max(makespan, load[i]);
-  return makespan;
+  return loads.Makespan();
 }
 
 // The row cap with the smallest estimated makespan; 256 when the problem has many tiles per SM
@@ -374,14 +387,9 @@ inline TilePacking PackTiles(const std::vector<long long>& cost, int ctas, int m
 // first free SM) and as the persistent kernel's snake rounds deal them: the makespans PackTiles
 // must beat.
 inline long long GreedyMakespan(const std::vector<long long>& cost, int sms) {
-  std::vector<long long> load(std::max(sms, 1), 0);  // a min-heap of SM loads
-  auto later = [](long long x, long long y) { return x > y; };
-  for (long long c : cost) {
-    std::pop_heap(load.begin(), load.end(), later);
-    load.back() += c;
-    std::push_heap(load.begin(), load.end(), later);
-  }
-  return *std::max_element(load.begin(), load.end());
+  GreedyLoads loads(std::max(sms, 1));
+  for (long long c : cost) loads.Add(c);
+  return loads.Makespan();
 }
 inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
   const int g = std::max(1, std::min(ctas, static_cast<int>(cost.size())));
