@@ -392,13 +392,19 @@ inline long long GreedyMakespan(const std::vector<long long>& cost, int sms) {
   return loads.Makespan();
 }
 inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
-  const int g = std::max(1, std::min(ctas, static_cast<int>(cost.size())));
-  std::vector<long long> load(g, 0);
-  for (int t = 0; t < static_cast<int>(cost.size()); ++t) {
-    const int round = t / g, i = t % g;
-    load[(round & 1) ? g - 1 - i : i] += cost[t];
+  const int n = static_cast<int>(cost.size());
+  const int g = std::max(1, std::min(ctas, n));
+  long long makespan = 0;
+  for (int b = 0; b < g; ++b) {
+    long long load = 0;
+    for (int round = 0;; ++round) {
+      const int t = sm90::SnakeRoundTile(round, g, b);
+      if (t >= n) break;
+      load += cost[t];
+    }
+    makespan = std::max(makespan, load);
   }
-  return *std::max_element(load.begin(), load.end());
+  return makespan;
 }
 
 }  // namespace encore::gemm

@@ -176,6 +176,12 @@ enum class Schedule : int {
 #define ENCORE_HOST_DEVICE
 #endif
 
+// Schedule::kPersistent's snake rounds: CTA b's tile in round `round` of a grid of g. Shared by
+// the kernel's tile scheduler and the host's cost model of that order (heuristics.h).
+ENCORE_HOST_DEVICE constexpr int SnakeRoundTile(int round, int g, int b) {
+  return round * g + ((round & 1) ? g - 1 - b : b);
+}
+
 // Stream-K partition of `units` k-blocks (relative to the split part's start) over the first
 // `ctas` = min(grid, max(1, units / kMinUnits)) CTAs: CTA b < ctas runs [RangeBegin(b),
 // RangeBegin(b + 1)), never empty (a split tile's pieces come from every CTA in [CtaOf(start),

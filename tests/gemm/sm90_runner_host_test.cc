@@ -216,9 +216,10 @@ std::vector<long long> CtaLoads(const sm90::Params<8>& p, int grid) {
       }
     }
   } else {
-    for (int t = 0; t < p.num_tiles; ++t) {
-      const int round = t / grid, i = t % grid;
-      load[(round & 1) ? grid - 1 - i : i] += tile_cost(t);
+    for (int b = 0; b < grid; ++b) {
+      for (int round = 0; sm90::SnakeRoundTile(round, grid, b) < p.num_tiles; ++round) {
+        load[b] += tile_cost(sm90::SnakeRoundTile(round, grid, b));
+      }
     }
   }
   return load;

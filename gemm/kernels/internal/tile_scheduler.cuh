@@ -52,9 +52,7 @@ struct TileScheduler {
   }
 
   // CTA b's tile of persistent round `round` in a grid of g (snake order).
-  __device__ static int RoundTile(int round, int g, int b) {
-    return round * g + ((round & 1) ? g - 1 - b : b);
-  }
+  __device__ static int RoundTile(int round, int g, int b) { return SnakeRoundTile(round, g, b); }
 
   template <typename F>
   __device__ void ForEach(F&& f) const {
