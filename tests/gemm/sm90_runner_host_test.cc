@@ -204,8 +204,7 @@ std::vector<long long> CtaLoads(const sm90::Params<8>& p, int grid) {
     while (s + 1 < p.num_groups && p.info[s + 1].tile_start <= t) ++s;
     const sm90::GroupInfo& gi = p.info[s];
     const int m_tile = (t - gi.tile_start) % gi.m_tiles;
-    const int rows =
-        sm90::TileShape::RoundRows(std::min(gi.tile_rows, gi.m - m_tile * gi.tile_rows));
+    const int rows = TileRows(MTiling{gi.m_tiles, gi.tile_rows}, gi.m, m_tile);
     return PackCost(rows, sm90::TileShape::KBlocks(gi.k));
   };
   std::vector<long long> load(grid, 0);
