@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -168,6 +169,9 @@ struct ShapePlan {
   size_t prepass_bytes = 0;        // PrepassWorkspaceBytes
   std::array<uint8_t, kMaxGroups> whole_order;  // slot -> caller's group index (cap choice.cap)
   std::array<uint8_t, kMaxGroups> sk_order;     // the same for stream-K (cap kMaxBlockM)
+  // The stream-K partition of the sk_order tile table (where the runner allows stream-K);
+  // choice.stream_k: kAuto runs it.
+  std::shared_ptr<const StreamKPlan> stream_k;
   // Set where packing predicts >= kPackMinGain over both the simple kernel's greedy order and the
   // snake rounds (kAuto and kPersistent plans then run it); shared: plans are copied per call.
   std::shared_ptr<const PackedPlan> packed;
@@ -243,13 +247,57 @@ class ShapePlanMemo {
       sorted[s] = {key.dims[3 * g], key.dims[3 * g + 1], key.dims[3 * g + 2]};
     }
     ShapePlan plan;
-    plan.choice = ChooseShape(sorted, n, sm_count, allow_stream_k, forced_cap);
+    plan.choice = ChooseShape(sorted, n, sm_count, forced_cap);
     plan.prepass_preferred = PreferPrepass(sorted, n);
     plan.prepass_bytes = PrepassWorkspaceBytes(sorted, n);
     CostOrder(key, by_m, n, plan.choice.cap, &plan.whole_order);
     CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
-    if (pack && !plan.choice.stream_k) plan.packed = PlanPacking(key, by_m, n, plan, sm_count);
+    if (pack) plan.packed = PlanPacking(key, by_m, n, plan, sm_count);
+    if (allow_stream_k) {
+      plan.stream_k = PlanStreamKFor(key, plan.sk_order, n, sm_count);
+      if (plan.stream_k != nullptr && plan.stream_k->splits > 0) {
+        plan.choice.stream_k =
+            PreferStreamK(plan.stream_k->makespan, WholeMakespan(key, plan, n, sm_count));
+      }
+    }
     return plan;
+  }
+
+  // The stream-K partition of the tile table in slot order `order` with kMaxBlockM-row token
+  // tiles, onto at most min(sm_count, kMaxPackedCtas) CTAs; nullptr where it cannot be described
+  // (no tiles, or more k-blocks than an int holds).
+  static std::shared_ptr<const StreamKPlan> PlanStreamKFor(
+      const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order, int n, int sm_count) {
+    std::vector<StreamKTile> tiles;
+    long long units = 0;
+    for (int s = 0; s < n; ++s) {
+      const int g = order[s];
+      const int m = key.dims[3 * g];
+      const MTiling mt = ChooseMTiling(m, TileShape::kMaxBlockM);
+      const int kb = TileShape::KBlocks(key.dims[3 * g + 2]);
+      for (int nt = 0; nt < TileShape::NTiles(key.dims[3 * g + 1]); ++nt) {
+        for (int i = 0; i < mt.tiles; ++i) {
+          tiles.push_back({kb, TileRows(mt, m, i)});
+          units += kb;
+        }
+      }
+    }
+    if (tiles.empty() || units > std::numeric_limits<int>::max()) return nullptr;
+    return std::make_shared<const StreamKPlan>(
+        PlanStreamK(tiles, std::min(sm_count, sm90::kMaxPackedCtas)));
+  }
+
+  // The modelled makespan (PackCost) of what kAuto runs with whole tiles: the packed schedule,
+  // else the simple kernel's greedy order or the persistent kernel's snake rounds.
+  static long long WholeMakespan(const ShapeList& key, const ShapePlan& plan, int n,
+                                 int sm_count) {
+    if (plan.packed != nullptr) return plan.packed->packing.makespan;
+    std::array<int, kMaxGroups> cap_of;
+    cap_of.fill(plan.choice.cap);
+    const std::vector<long long> cost = TileCosts(key, plan.whole_order, n, cap_of);
+    return ChooseKernel(static_cast<int>(cost.size()), sm_count) == KernelKind::kSimple
+               ? GreedyMakespan(cost, sm_count)
+               : SnakeMakespan(cost, sm_count);
   }
 
   // NOTES: the packed schedule must beat the better of the two unpacked orders by this much in
@@ -568,25 +616,23 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       std::copy(pk.tiles.begin(), pk.tiles.end(), params->packed_tiles);
     }
     if (kind == KernelKind::kStreamK) {
-      grid = info_.sm_count;
-      const int whole = StreamKWholeTiles(tiles, grid);
-      params->dp_tiles = whole;
-      long long unit_begin = units;
-      for (int s = 0; s < num_groups; ++s) {  // the unit where tile `whole` starts
-        const GroupInfo& gi = params->info[s];
-        const int group_tiles = s + 1 < num_groups ? params->info[s + 1].tile_start - gi.tile_start
-                                                   : tiles - gi.tile_start;
-        if (whole >= gi.tile_start && whole < gi.tile_start + group_tiles) {
-          unit_begin = gi.unit_start +
-                       static_cast<long long>(whole - gi.tile_start) * TileShape::KBlocks(gi.k);
-          break;
-        }
+      const StreamKPlan* sk = shape.stream_k.get();
+      if (units == 0) {  // no tiles (every M = 0): one CTA without a range
+        grid = 1;
+        params->sk_ctas = 0;
+      } else if (sk == nullptr || sk->begin.back() != units ||
+                 sk->ctas > sm90::kMaxPackedCtas) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "kind = stream_k: the problem's ", units,
+            " k-blocks have no stream-K partition (more than an int holds)"));
+      } else {
+        grid = sk->ctas;
+        params->sk_ctas = sk->ctas;
+        std::copy(sk->begin.begin(), sk->begin.end(), params->sk_begin);
       }
-      params->sk_unit_begin = unit_begin;
-      params->sk_units = units - unit_begin;
       params->sk_partials = static_cast<float*>(sk_workspace);
       params->sk_counters = reinterpret_cast<int*>(static_cast<char*>(sk_workspace) +
-                                                   sm90::StreamKCountersOffset(grid));
+                                                   sm90::StreamKCountersOffset(info_.sm_count));
     }
     const sm90::TokenSource source =
         prepass ? sm90::TokenSource::kPrepass : sm90::TokenSource::kInKernel;

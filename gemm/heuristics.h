@@ -37,7 +37,7 @@ inline int TileRows(const MTiling& mt, int m, int i) {
 }
 
 // The cost model of one tile in row-equivalents: k_blocks * (rows + rows_fixed) + 48 (per-tile
-// prologue/epilogue; a rough fit, see EstimateMakespan and EstimateStreamK).
+// prologue/epilogue; a rough fit, see EstimateMakespan).
 inline long long TileCost(int rows, int kblocks, int rows_fixed = 24) {
   return static_cast<long long>(kblocks) * (rows + rows_fixed) + 48;
 }
@@ -124,40 +124,6 @@ int ChooseMTileCap(const Groups& groups, int num_groups, int sm_count) {
   return best;
 }
 
-// Stream-K (one CTA per SM; the tiles left after the last full wave split along K over the CTAs,
-// at least StreamKPartition::kMinUnits k-blocks each) with the largest tiles: estimated as
-// kStreamKUnitCost/10 x total cost / CTAs + kStreamKFixupCost. Fitted to the H200 (runs 14-16,
-// benchmarks/results/NOTES.md): a k-block costs about the same at 16 and at 128 token rows (the
-// weight dequantization dominates: rows + kKBlockFixedRows), and stream-K ran 1.4-1.8x its ideal
-// total / SMs on the GPU MODE shapes (fixups, pipeline ramps per piece, weight k-blocks no longer
-// read in step by the CTAs sharing them), losing to whole tiles on all four. It pays where few
-// tiles leave most SMs idle: one 128 x 256 tile with K = 7168, 2.2x; 8 x M = 16, 1.3x. With the
-// default 128 x 256 tile (run 60): one 128-row tile, K = 7168, 34.9 -> 23.0 us (taken); 8 x M = 16
-// 51.9 vs 32.0 (not taken: 128 whole tiles fill 128 SMs); GPU MODE shapes +23-100% (not taken).
-inline constexpr int kKBlockFixedRows = 1000;
-inline constexpr long long kStreamKUnitCost = 16;  // tenths
-inline constexpr long long kStreamKFixupCost = 800;
-
-template <typename Groups>
-long long EstimateStreamK(const Groups& groups, int num_groups, int sm_count) {
-  using T = sm90::TileShape;
-  long long total = 0, units = 0;
-  for (int g = 0; g < num_groups; ++g) {
-    const MTiling mt = ChooseMTiling(groups[g].m, T::kMaxBlockM);
-    const int n_tiles = T::NTiles(groups[g].n);
-    const int kblocks = T::KBlocks(groups[g].k);
-    for (int i = 0; i < mt.tiles; ++i) {
-      total += n_tiles * TileCost(TileRows(mt, groups[g].m, i), kblocks, kKBlockFixedRows);
-      units += static_cast<long long>(n_tiles) * kblocks;
-    }
-  }
-  const long long ctas = sm90::StreamKPartition::Make(units, std::max(sm_count, 1)).ctas;
-  return kStreamKUnitCost * ((total + ctas - 1) / std::max(ctas, 1LL)) / 10 + kStreamKFixupCost;
-}
-
-// What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
-// and whether kAuto takes stream-K (always with the largest tiles): only when whole tiles would
-// leave at least half the SMs idle and the model gives stream-K a 10% lead.
 // Token pre-pass (TokenSource::kPrepass): the fp16 workspace a shape list needs (each group's
 // rows of TokenRowHalves(k) halves, 256-byte aligned) and the offset of group g's rows.
 inline size_t PrepassGroupBytes(int m, int k) {
@@ -213,32 +179,19 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
          blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
 }
 
+// What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
+// and whether kAuto takes stream-K (ShapePlanMemo sets it from PlanStreamK's makespan against the
+// whole-tile schedule's, PreferStreamK).
 struct ShapeChoice {
   int cap = sm90::TileShape::kMaxBlockM;
   bool stream_k = false;
 };
 // `forced_cap` > 0: that row cap (RunnerOptions::token_tile_rows) instead of ChooseMTileCap's.
 template <typename Groups>
-ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, bool allow_stream_k,
-                        int forced_cap = 0) {
+ShapeChoice ChooseShape(const Groups& groups, int num_groups, int sm_count, int forced_cap = 0) {
   ShapeChoice c;
   c.cap = forced_cap > 0 ? forced_cap : ChooseMTileCap(groups, num_groups, sm_count);
-  const long long tiles = CountTiles(groups, num_groups, c.cap);
-  if (!allow_stream_k || tiles == 0 || 2 * tiles > sm_count) return c;
-  const long long whole = EstimateMakespan(groups, num_groups, c.cap, sm_count, kKBlockFixedRows);
-  const long long sk = EstimateStreamK(groups, num_groups, sm_count);
-  c.stream_k = 10 * sk < 9 * whole;
   return c;
-}
-
-// Stream-K split of a tile table: whole tiles in full waves first, then the rest split. With
-// less than half a wave left over, the last full wave joins the split part (finer balance).
-inline int StreamKWholeTiles(int tiles, int ctas) {
-  int rounds = tiles / ctas;
-  const int left = tiles - rounds * ctas;
-  if (left == 0) return tiles;
-  if (rounds >= 1 && 2 * left < ctas) --rounds;
-  return rounds * ctas;
 }
 
 // The simple kernel lets the hardware block scheduler balance tiles of unequal cost greedily;
@@ -405,6 +358,126 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
     makespan = std::max(makespan, load);
   }
   return makespan;
+}
+
+// ---- stream-K partition ----
+// Whole tiles leave SMs idle wherever tile costs do not pack evenly onto the SMs (shape 0: ~2
+// tiles of unequal cost per SM; shape 2: 72 tiles of 160-192 tokens or 120 narrower, slower ones
+// on 132 SMs). Stream-K cuts the tile table's k-blocks (tile after tile) into one contiguous range
+// per CTA, balanced by PackCost, so every CTA gets the same modelled load; a tile cut between CTAs
+// is summed through fp32 partials (StreamKReduce). McNaughton's wrap-around rule with the costs
+// of a split: a piece pays the per-tile fixed cost, and its partial costs about one unit per token
+// row to store or to read (512 bytes a row at ~110 GB/s per SM). A CTA ends on a tile boundary
+// where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb k-blocks does.
+struct StreamKTile {
+  int kblocks = 0;
+  int rows = 0;  // wgmma width (token rows rounded to the granule)
+};
+struct StreamKPlan {
+  int ctas = 0;
+  std::vector<int> begin;  // ctas + 1 unit offsets, strictly increasing, begin[0] == 0
+  long long makespan = 0;  // the most loaded CTA's modelled cost (PackCost units)
+  int splits = 0;          // tiles cut between CTAs
+};
+inline constexpr int kStreamKMinPieceKb = 2;
+inline constexpr long long kStreamKIoPerRow = 1;
+
+// Fills CTAs in order up to `target` each (a CTA whose first item alone exceeds it takes at least
+// a minimum piece); returns the plan, whose ctas may exceed max_ctas (then target is too small).
+inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long target,
+                               int max_ctas) {
+  StreamKPlan out;
+  out.begin.assign(1, 0);
+  long long load = 0;
+  int unit = 0;
+  auto close = [&]() {
+    out.makespan = std::max(out.makespan, load);
+    out.begin.push_back(unit);
+    load = 0;
+  };
+  for (const StreamKTile& t : tiles) {
+    const long long per = std::max(t.rows, (t.rows + 160) / 2);
+    const long long io = kStreamKIoPerRow * t.rows;
+    int left = t.kblocks;
+    bool split = false;  // an earlier CTA holds this tile's first piece
+    while (left > 0) {
+      const long long rest = left * per + kPackTileFixed + (split ? io : 0);
+      if (load + rest <= target || (load == 0 && left < 2 * kStreamKMinPieceKb)) {
+        load += rest;
+        unit += left;
+        left = 0;
+        break;
+      }
+      // A piece here: the tile's first piece (it ends its CTA, so it arrives last and reads the
+      // others: one per further CTA the rest spans) or a middle one (stores its partial).
+      const long long after = std::max<long long>(1, (left * per + target - 1) / std::max(target, 1LL));
+      const long long piece_io = split ? io : io * after;
+      long long fit = (target - load - kPackTileFixed - piece_io) / per;
+      if (load == 0) fit = std::max<long long>(fit, kStreamKMinPieceKb);
+      fit = std::min<long long>(fit, left - kStreamKMinPieceKb);
+      if (fit >= kStreamKMinPieceKb) {
+        load += fit * per + kPackTileFixed + piece_io;
+        unit += static_cast<int>(fit);
+        left -= static_cast<int>(fit);
+        if (!split) ++out.splits;
+        split = true;
+      }
+      close();
+      if (static_cast<int>(out.begin.size()) - 1 > max_ctas) {
+        out.ctas = max_ctas + 1;
+        return out;
+      }
+    }
+  }
+  if (load > 0) close();
+  out.ctas = static_cast<int>(out.begin.size()) - 1;
+  return out;
+}
+
+// The balanced partition onto at most max_ctas CTAs: the smallest target that fits (binary
+// search), then larger targets (fewer, longer pieces: a tile cut into many pieces costs its last
+// CTA a read per piece, so the makespan is not monotonic in the target) in steps of 5% up to the
+// total, then steps of 1% around the best; the smallest makespan wins (ties: fewer splits). Host
+// only, once per shape (allocates; ~150 fills of O(tiles)).
+inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ctas) {
+  max_ctas = std::max(1, max_ctas);
+  long long total = 0;
+  for (const StreamKTile& t : tiles) total += PackCost(t.rows, t.kblocks);
+  if (tiles.empty()) return StreamKPlan{0, {0}, 0, 0};
+  long long lo = std::max<long long>(1, total / max_ctas), hi = total + 1;
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (FillStreamK(tiles, mid, max_ctas).ctas <= max_ctas) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  StreamKPlan best = FillStreamK(tiles, lo, max_ctas);
+  long long best_target = lo;
+  auto consider = [&](long long target) {
+    StreamKPlan p = FillStreamK(tiles, target, max_ctas);
+    if (p.ctas > max_ctas) return;
+    if (p.makespan < best.makespan || (p.makespan == best.makespan && p.splits < best.splits)) {
+      best = std::move(p);
+      best_target = target;
+    }
+  };
+  for (long long target = lo + lo / 20 + 1; target <= total; target += target / 20 + 1) {
+    consider(target);
+  }
+  const long long around = best_target;
+  for (int step = -5; step <= 5; ++step) {
+    if (step != 0) consider(around + around * step / 100);
+  }
+  return best;
+}
+
+// NOTES: kAuto takes stream-K where its modelled makespan is at least this many percent below
+// the whole-tile schedule's (simple, persistent or packed; PackCost units for all).
+inline constexpr long long kStreamKMinGain = 5;
+inline bool PreferStreamK(long long stream_k_makespan, long long whole_makespan) {
+  return 100 * stream_k_makespan <= (100 - kStreamKMinGain) * whole_makespan;
 }
 
 }  // namespace encore::gemm

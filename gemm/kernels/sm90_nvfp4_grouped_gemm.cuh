@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) Stamp(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
-          !StreamKReduce(p, sched, w, sm.SkArrivals(), 128 * cw + ct, acc)) {
+          !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
       EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);

@@ -166,8 +166,9 @@ struct GroupInfo {
 enum class Schedule : int {
   kSimple = 0,      // one CTA per tile
   kPersistent = 1,  // grid = SM count, whole tiles in snake-ordered rounds
-  kStreamK = 2,     // grid = SM count: dp_tiles whole tiles in rounds, then the remaining tiles'
-                    // k-blocks split evenly over the CTAs (pieces reduced through a workspace)
+  kStreamK = 2,     // grid = SM count: CTA b runs the k-blocks [sk_begin[b], sk_begin[b + 1]) of
+                    // the tile table (cost-balanced by the host; split tiles' pieces reduced
+                    // through a workspace)
 };
 
 #if defined(__CUDACC__)
@@ -182,31 +183,29 @@ ENCORE_HOST_DEVICE constexpr int SnakeRoundTile(int round, int g, int b) {
   return round * g + ((round & 1) ? g - 1 - b : b);
 }
 
-// Stream-K partition of `units` k-blocks (relative to the split part's start) over the first
-// `ctas` = min(grid, max(1, units / kMinUnits)) CTAs: CTA b < ctas runs [RangeBegin(b),
-// RangeBegin(b + 1)), never empty (a split tile's pieces come from every CTA in [CtaOf(start),
-// CtaOf(end - 1)], which the arrival count relies on); CTAs from `ctas` on have no range. Shared by
-// the kernel and tests.
+// Stream-K partition: the k-blocks of every tile, tile after tile (a group's tiles from its
+// GroupInfo::unit_start), cut into `ctas` contiguous ranges by the host (heuristics.h
+// PlanStreamK: balanced by the cost model, most ranges ending on a tile boundary): CTA b < ctas
+// runs [begin[b], begin[b + 1]), never empty (a split tile's pieces come from every CTA in
+// [CtaOf(start), CtaOf(end - 1)], which the reduction relies on); CTAs from `ctas` on have no
+// range. Shared by the kernel and tests.
 struct StreamKPartition {
-  long long units;
+  const int* begin;  // ctas + 1 entries, strictly increasing, begin[0] == 0
   int ctas;
 
-  // NOTES: at least kMinUnits k-blocks per CTA: the last piece of a tile reads every other piece
-  // back alone (run 15: one tile in 56 one-k-block pieces took 66 us, 7 MB read by one SM).
-  static constexpr int kMinUnits = 8;
-  ENCORE_HOST_DEVICE static StreamKPartition Make(long long units, int grid) {
-    long long ctas = units / kMinUnits;
-    if (ctas < 1) ctas = 1;
-    if (ctas > grid) ctas = grid;
-    return StreamKPartition{units, static_cast<int>(ctas)};
-  }
-
-  ENCORE_HOST_DEVICE long long RangeBegin(int b) const {
-    return static_cast<long long>(b) * units / ctas;
-  }
-  // The CTA whose range holds unit v (0 <= v < units): max b with RangeBegin(b) <= v.
+  ENCORE_HOST_DEVICE long long RangeBegin(int b) const { return begin[b]; }
+  // The CTA whose range holds unit v (0 <= v < begin[ctas]): max b with begin[b] <= v.
   ENCORE_HOST_DEVICE int CtaOf(long long v) const {
-    return static_cast<int>(((v + 1) * ctas - 1) / units);
+    int lo = 0, hi = ctas - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (begin[mid] <= v) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
   }
   // Workspace slot of CTA c's piece of a split tile that starts at unit tile_v0: 2c when the
   // tile is the first one c's range touches, else 2c + 1 (then it is the last one c touches).
@@ -216,7 +215,8 @@ struct StreamKPartition {
 };
 
 // Stream-K workspace: per CTA two fp32 partial-tile slots (a CTA holds at most two pieces of
-// split tiles: the one its range starts in and the one it ends in) and one arrival counter
+// split tiles: the one its range starts in and the one it ends in; a piece of a tile nw tokens
+// wide uses the first nw / 2 floats of each consumer thread's share) and one arrival counter
 // (indexed by the first CTA of a split tile; zero between launches: the last arriver resets it).
 inline constexpr int kStreamKSlotFloats = TileShape::kBlockN * TileShape::kMaxBlockM;
 // Layout: [2 * ctas slots of fp32 partials | ctas counters (16 bytes each reserved)].
@@ -271,7 +271,8 @@ struct alignas(64) GroupMaps {
   CUtensorMap b;  // weights: uint8 {K/2, N}, box {64, kBlockN}, no swizzle
 };
 
-// Packed persistent schedule limits (Params::packed_*): CTAs and tiles a table can describe.
+// Packed persistent schedule limits (Params::packed_*; kMaxPackedCtas also bounds the stream-K
+// CTAs, Params::sk_begin): CTAs and tiles a table can describe.
 inline constexpr int kMaxPackedCtas = 256;
 inline constexpr int kMaxPackedTiles = 1024;
 
@@ -284,14 +285,12 @@ struct alignas(64) Params {
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
   int num_tiles;
-  // Stream-K only (Schedule::kStreamK): tiles [0, dp_tiles) run whole, the k-blocks
-  // [sk_unit_begin, sk_unit_begin + sk_units) of the rest are split evenly over the grid.
-  int dp_tiles;
-  int pad;
-  long long sk_unit_begin;
-  long long sk_units;
+  // Stream-K only (Schedule::kStreamK): CTA b < sk_ctas runs the units (k-blocks of the tile
+  // table) [sk_begin[b], sk_begin[b + 1]) (StreamKPartition).
   float* sk_partials;  // 2 * gridDim.x slots of kStreamKSlotFloats
   int* sk_counters;    // gridDim.x, zero between launches
+  int sk_ctas;
+  int sk_begin[kMaxPackedCtas + 1];
   // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
   // warps 1-11 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on the
   // counter grid_sync[0] (fused_prepass.cuh), before the first token load.

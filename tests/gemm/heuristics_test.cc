@@ -19,14 +19,19 @@ using sm90::StreamKPartition;
 
 // Walks every CTA's range over tiles of the given k-block counts exactly as the kernel's
 // TileScheduler::ForEach does, and checks what the reduction relies on.
-void CheckPartition(const std::vector<int>& tile_kb, int ctas) {
+// `begin`: the ranges (ctas + 1 offsets).
+void CheckPartition(const std::vector<int>& tile_kb, const std::vector<int>& begin) {
   long long units = 0;
   std::vector<long long> tile_v0;
   for (int kb : tile_kb) {
     tile_v0.push_back(units);
     units += kb;
   }
-  const StreamKPartition part = StreamKPartition::Make(units, ctas);
+  ASSERT_GE(begin.size(), 2u);
+  ASSERT_EQ(begin.front(), 0);
+  ASSERT_EQ(begin.back(), units);
+  for (size_t b = 0; b + 1 < begin.size(); ++b) ASSERT_LT(begin[b], begin[b + 1]) << "CTA " << b;
+  const StreamKPartition part{begin.data(), static_cast<int>(begin.size()) - 1};
   std::vector<int> covered(units, 0);
   struct Piece {
     int cta, first, last, slot;
@@ -67,27 +72,80 @@ void CheckPartition(const std::vector<int>& tile_kb, int ctas) {
   }
 }
 
+// Tiles of the given k-blocks and widths, as PlanStreamK sees them.
+std::vector<StreamKTile> SkTiles(const std::vector<int>& tile_kb, const std::vector<int>& rows) {
+  std::vector<StreamKTile> tiles;
+  for (size_t i = 0; i < tile_kb.size(); ++i) tiles.push_back({tile_kb[i], rows[i % rows.size()]});
+  return tiles;
+}
+
 TEST(StreamKPartitionTest, EveryUnitOnceSlotsAndCountersUnique) {
   for (int ctas : {1, 2, 7, 132}) {
     for (int kb : {1, 3, 12, 16, 56}) {
       for (int tiles : {1, 2, 5, 44, 131, 132, 133, 176, 300}) {
         SCOPED_TRACE(testing::Message() << ctas << " CTAs, " << tiles << " tiles of " << kb);
-        CheckPartition(std::vector<int>(tiles, kb), ctas);
+        const std::vector<int> tile_kb(tiles, kb);
+        const StreamKPlan plan = PlanStreamK(SkTiles(tile_kb, {16, 256, 80}), ctas);
+        ASSERT_LE(plan.ctas, ctas);
+        ASSERT_EQ(static_cast<int>(plan.begin.size()), plan.ctas + 1);
+        CheckPartition(tile_kb, plan.begin);
       }
     }
   }
   // Ragged k-blocks per tile (groups with different K).
   std::vector<int> ragged;
   for (int i = 0; i < 97; ++i) ragged.push_back(1 + (i * 7) % 13);
-  for (int ctas : {5, 64, 132, 1000}) CheckPartition(ragged, ctas);
+  for (int ctas : {5, 64, 132, 1000}) {
+    CheckPartition(ragged, PlanStreamK(SkTiles(ragged, {64, 128}), ctas).begin);
+  }
+  // Ranges cut anywhere (one k-block each; every third unit): pieces on many CTAs.
+  for (int step : {1, 3}) {
+    const std::vector<int> tile_kb = {56, 7, 1, 30};
+    std::vector<int> begin;
+    for (int v = 0; v < 94; v += step) begin.push_back(v);
+    begin.push_back(94);
+    CheckPartition(tile_kb, begin);
+  }
 }
 
-TEST(StreamKWholeTilesTest, FullWavesFirstHalfWaveLeftoversJoinTheSplit) {
-  EXPECT_EQ(StreamKWholeTiles(264, 132), 264);  // no leftover: nothing split
-  EXPECT_EQ(StreamKWholeTiles(364, 132), 264);  // 100 left: two whole waves
-  EXPECT_EQ(StreamKWholeTiles(200, 132), 132);  // 68 left (>= half a wave)
-  EXPECT_EQ(StreamKWholeTiles(176, 132), 0);    // 44 left: the whole wave is split too
-  EXPECT_EQ(StreamKWholeTiles(60, 132), 0);
+// The partition balances the modelled cost: every CTA within one tile's fixed cost and a split's
+// partial transfers of the best possible (total / CTAs), on the GPU MODE shapes' tile tables.
+TEST(PlanStreamKTest, BalancesModelledCost) {
+  struct Case {
+    std::vector<int> rows;  // one token tile per group (cap 256)
+    int n_tiles, kb;
+  };
+  const Case cases[] = {
+      {{256, 176, 160, 128, 96, 80, 80, 64}, 32, 56},  // shape 0 (248 -> 256, 72 -> 80)
+      {{192, 160, 320 / 2, 320 / 2}, 24, 32},          // shape 2 (192, 2 x 160)
+  };
+  for (const Case& c : cases) {
+    std::vector<StreamKTile> tiles;
+    long long total = 0;
+    for (int r : c.rows) {
+      for (int nt = 0; nt < c.n_tiles; ++nt) {
+        tiles.push_back({c.kb, r});
+        total += PackCost(r, c.kb);
+      }
+    }
+    const StreamKPlan plan = PlanStreamK(tiles, 132);
+    EXPECT_GE(plan.ctas, 128);
+    EXPECT_GT(plan.splits, 0);
+    EXPECT_LE(plan.makespan, total / 132 + kPackTileFixed + 2 * 256 * kStreamKIoPerRow + 256);
+    // And it beats whole tiles (one or two a CTA).
+    std::vector<long long> cost;
+    for (const StreamKTile& t : tiles) cost.push_back(PackCost(t.rows, t.kblocks));
+    EXPECT_TRUE(PreferStreamK(plan.makespan, PackTiles(cost, 132).makespan));
+  }
+  // Tiles that fit one per CTA are not split.
+  const StreamKPlan decode = PlanStreamK(SkTiles(std::vector<int>(128, 56), {16}), 132);
+  EXPECT_EQ(decode.splits, 0);
+  EXPECT_EQ(decode.ctas, 128);
+  // One long tile: a few pieces (each piece's partial costs its last CTA a read), not 56.
+  const StreamKPlan one = PlanStreamK(SkTiles({56}, {128}), 132);
+  EXPECT_GT(one.ctas, 2);
+  EXPECT_LT(one.ctas, 28);
+  EXPECT_LT(one.makespan, PackCost(128, 56) / 2);
 }
 
 struct G {
@@ -98,39 +156,24 @@ ShapeChoice Choose(std::vector<int> ms, int n, int k) {
   std::vector<G> groups;
   for (int m : ms) groups.push_back({m, n, k});
   std::sort(groups.begin(), groups.end(), [](const G& a, const G& b) { return a.m > b.m; });
-  return ChooseShape(groups, static_cast<int>(groups.size()), 132, true);
+  return ChooseShape(groups, static_cast<int>(groups.size()), 132);
 }
 
-// The model's answers on the GPU MODE benchmark shapes (132 SMs): whole tiles, as measured on the
-// H200 (run 16, wide tiles: stream-K 189 / 114 / 50.8 / 36.2 us vs the simple kernel's 170 /
-// 87.5 / 48.1 / 22.6); stream-K where few long-K tiles would leave most SMs idle. Row caps: the
-// default 128 x 256 tile keeps every GPU MODE group of shape 0 in one token tile (run 23: 128 us).
-TEST(ChooseShapeTest, StreamKOnlyWhereFewTilesLeaveSmsIdle) {
+// The row caps on the GPU MODE benchmark shapes (132 SMs): the default 128 x 256 tile keeps every
+// group of shape 0 in one token tile (run 23: 128 us); shape 2 takes smaller tiles to fill more SMs.
+TEST(ChooseShapeTest, RowCaps) {
   const ShapeChoice s0 = Choose({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
-  const ShapeChoice s1 = Choose({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048);
   const ShapeChoice s2 = Choose({192, 320}, 3072, 4096);
-  const ShapeChoice s3 = Choose({128, 384}, 4096, 1536);
-  EXPECT_FALSE(s0.stream_k);
-  EXPECT_FALSE(s1.stream_k);
-  EXPECT_FALSE(s2.stream_k);
-  EXPECT_FALSE(s3.stream_k);
   if (sm90::TileShape::kBlockN == 256) {  // the wide tile (256 weight rows x <= 128 tokens)
     EXPECT_EQ(s0.cap, 128);
-    EXPECT_EQ(s2.cap, 64);                           // smaller tiles fill more of the 132 SMs
-    EXPECT_TRUE(Choose({128}, 256, 7168).stream_k);  // run 16: 34.9 vs 77.1 us
-    EXPECT_TRUE(Choose({16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168).stream_k);  // 53.7 vs 71.1
-  } else {  // 128 weight rows x <= 256 tokens
+    EXPECT_EQ(s2.cap, 64);
+  } else if (sm90::TileShape::kBlockN == 128) {  // 128 weight rows x <= 256 tokens
     EXPECT_EQ(s0.cap, 256);
-    EXPECT_EQ(s2.cap, 128);  // smaller tiles fill more of the 132 SMs
-    // Run 60: one 128-row tile, K = 7168 (2 weight tiles): stream-K 23.0 vs 34.9 us; 8 x M = 16
-    // (128 whole tiles on 132 SMs): 51.9 vs 32.0.
-    EXPECT_TRUE(Choose({128}, 256, 7168).stream_k);
-    EXPECT_FALSE(Choose({16, 16, 16, 16, 16, 16, 16, 16}, 2048, 7168).stream_k);
+    EXPECT_EQ(s2.cap, 128);
   }
-  EXPECT_FALSE(Choose({8}, 128, 256).stream_k);  // 2 k-blocks: nothing to split
-  // Without permission, never.
+  EXPECT_FALSE(s0.stream_k) << "ChooseShape leaves stream-K to the shape plan";
   std::vector<G> one = {{128, 256, 7168}};
-  EXPECT_FALSE(ChooseShape(one, 1, 132, false).stream_k);
+  EXPECT_EQ(ChooseShape(one, 1, 132, 64).cap, 64) << "a forced cap";
 }
 
 // The GPU MODE shapes on 132 SMs (runs 55-58): shape 0 (simple, 256 CTAs, 896 pre-pass blocks) and

@@ -463,6 +463,41 @@ TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
   }
 }
 
+// The balanced stream-K partition (heuristics.h PlanStreamK: one contiguous k-block range per CTA,
+// most tiles cut in two pieces, some in more) computes the same outputs: GPU MODE shape 0's groups
+// with N = 1024 and K = 2048 (64 ragged tiles of 16 k-blocks on 132 CTAs), taken by kAuto, with
+// both token sources and both distributions, launched twice back to back with PDL (each reduction
+// leaves its counter at zero for the next).
+TEST_F(Sm90GemmTest, BalancedStreamKMatchesReference) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  if (!sm90::kStreamKBuilt) GTEST_SKIP() << "stream-K is not built (sm90::kStreamKBuilt)";
+  uint64_t seed = std::random_device{}();
+  const std::vector<Shape> shapes = Zip({80, 176, 128, 72, 64, 248, 96, 160},
+                                        std::vector<int>(8, 1024), std::vector<int>(8, 2048));
+  for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+    const HostGroupedProblem host = MakeHostProblem(shapes, dist, ++seed);
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    for (TokenPrepass mode : kTokenModes) {
+      if (mode == TokenPrepass::kAlways && !sm90::kStreamKPrepass) continue;
+      Nvfp4GroupedGemm* gemm = Runner(mode);
+      ASSERT_NE(gemm, nullptr);
+      auto plan = std::make_unique<LaunchPlan>();
+      ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get()));
+      EXPECT_EQ(plan->kind, KernelKind::kStreamK) << "the cost model no longer splits this shape";
+      const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
+      EXPECT_EQ(static_cast<int>(plan->grid.x), params->sk_ctas);
+      ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/false));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
+      SyncOrDie();
+      ExpectAllGroupsMatch(host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
+                           absl::StrCat("balanced stream-K ", DistName(dist), " ",
+                                        PrepassName(mode)));
+    }
+  }
+}
+
 // Stream-K plans keep their partial tiles in a workspace of their stream: kAuto takes stream-K
 // for one long-K tile on two streams, each with its own workspace, and both run at the same time
 // on different data; a fresh stream's first plan inside a global-mode capture gets none (no

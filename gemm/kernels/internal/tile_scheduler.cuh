@@ -39,17 +39,15 @@ struct WorkItem {
 //   persistent: CTA b runs round r's tile r*G + (r even ? b : G-1-b) (snake order, balances the
 //               largest-first costs), until past the end; or, with Params::packed_ctas, the
 //               host's list for CTA b (a static assignment balanced by the cost model);
-//   stream-K:   the persistent rounds over tiles [0, dp_tiles), then CTA b runs the k-block range
-//               [b*U/G, (b+1)*U/G) of the remaining U k-blocks (tile-major), a piece per tile.
+//   stream-K:   CTA b runs the k-block range [sk_begin[b], sk_begin[b + 1]) of all tiles'
+//               k-blocks (tile-major; ranges balanced by the host), a piece per tile.
 template <int kGroups, Schedule kSchedule>
 struct TileScheduler {
   const Params<kGroups>& p;
 
   __device__ static int KbOf(const GroupInfo& gi) { return TileShape::KBlocks(gi.k); }
 
-  __device__ StreamKPartition Partition() const {
-    return StreamKPartition::Make(p.sk_units, static_cast<int>(gridDim.x));
-  }
+  __device__ StreamKPartition Partition() const { return StreamKPartition{p.sk_begin, p.sk_ctas}; }
 
   // CTA b's tile of persistent round `round` in a grid of g (snake order).
   __device__ static int RoundTile(int round, int g, int b) { return SnakeRoundTile(round, g, b); }
@@ -73,50 +71,36 @@ struct TileScheduler {
         f(Whole(t));
       }
     } else {
-      // NOTES: one call site of f for both phases: with two (the rounds, then the pieces) ptxas
-      // kept the consumer body out of line and its accumulators in a 640-byte local frame.
       StreamKCursor c = StreamKBegin();
       WorkItem w;
       while (StreamKNext(&c, &w)) f(w);
     }
   }
 
-  // The stream-K walk as a cursor: the persistent rounds over [0, dp_tiles), then this CTA's
-  // k-block range of the split units, a piece per tile.
+  // The stream-K walk as a cursor over this CTA's k-block range, a piece per tile.
   struct StreamKCursor {
     StreamKPartition part;
-    int round = 0;
-    bool split = false;  // in the second phase
     long long v = 0, v_end = 0;
     int grp = 0;
   };
   __device__ StreamKCursor StreamKBegin() const {
     StreamKCursor c{Partition()};
     const int b = static_cast<int>(blockIdx.x);
-    if (p.sk_units > 0 && b < c.part.ctas) {
+    if (b < c.part.ctas) {
       c.v = c.part.RangeBegin(b);
       c.v_end = c.part.RangeBegin(b + 1);
     }
     return c;
   }
   __device__ bool StreamKNext(StreamKCursor* c, WorkItem* w) const {
-    if (!c->split) {
-      const int t = RoundTile(c->round, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
-      if (t < p.dp_tiles) {
-        ++c->round;
-        *w = Whole(t);
-        return true;
-      }
-      c->split = true;
-    }
     if (c->v >= c->v_end) return false;
     const StreamKPartition& part = c->part;
-    const long long u = p.sk_unit_begin + c->v;  // absolute unit
+    const long long u = c->v;
     while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].unit_start <= u) ++c->grp;
     const GroupInfo& gi = p.info[c->grp];
     const int kb = KbOf(gi);
     const long long local = (u - gi.unit_start) / kb;
-    const long long tile_v0 = gi.unit_start + local * kb - p.sk_unit_begin;  // relative
+    const long long tile_v0 = gi.unit_start + local * kb;
     const long long tile_v1 = tile_v0 + kb;
     w->t = gi.tile_start + static_cast<int>(local);
     w->kb0 = static_cast<int>(c->v - tile_v0);
@@ -129,7 +113,7 @@ struct TileScheduler {
 
   __device__ long long TileV0(const WorkItem& w) const {
     const GroupInfo& gi = p.info[GroupOf(w.t)];
-    return gi.unit_start + static_cast<long long>(w.t - gi.tile_start) * KbOf(gi) - p.sk_unit_begin;
+    return gi.unit_start + static_cast<long long>(w.t - gi.tile_start) * KbOf(gi);
   }
 
   __device__ int GroupOf(int t) const {
@@ -168,68 +152,122 @@ struct TileScheduler {
 // Named barrier of the consumer warpgroups in StreamKReduce (1 .. kConsumerWgs: the epilogues').
 inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 
-// Stream-K piece of a split tile (all consumer threads): every piece stores its fp32
-// partial in its workspace slot and counts itself in; the last to arrive (no piece ever waits)
-// sums all pieces in CTA order from the workspace (deterministic: the same additions whichever
-// piece is last),
-// resets the counter for the next launch and returns true to run the epilogue.
+// Stream-K piece of a split tile (all consumer threads; nw: the tile's wgmma width, so each
+// thread's partial is its first nw / 2 accumulators). The pieces count themselves in on the
+// counter of the tile's first CTA; the last to arrive runs the epilogue (returns true) with the
+// sum of all pieces in CTA order (deterministic: the same additions whichever piece is last):
+//   2 pieces: arrive first; the first arriver stores its partial and adds kStored, the last waits
+//     for that (the other CTA has arrived and only stores: no wait on a CTA that may not be
+//     resident) and adds it to its own registers (a + b == b + a, bit for bit);
+//   3 or more: every piece stores its partial and then arrives (nobody waits); the last reads
+//     them all back in CTA order.
+// The last arriver resets the counter for the next launch.
 // NOTES: release = every consumer thread's stores, bar.sync, then thread 0's fence + atomic
-// (cumulative); acquire = the last arriver's atomic, fence, bar.sync, then L2 loads
-// (ld.global.cg: L1 is not coherent).
+// (cumulative); acquire = the last arriver's atomic or acquire load, fence, bar.sync, then L2
+// loads (ld.global.cg: L1 is not coherent).
+inline constexpr int kStreamKStored = 1 << 16;  // added per stored partial (2-piece protocol)
+
 template <int kGroups, Schedule kSchedule>
 __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
                                               const TileScheduler<kGroups, kSchedule>& sched,
-                                              const WorkItem& w, int* arrivals, int x,
+                                              const WorkItem& w, int nw, int* arrivals, int x,
                                               float (&acc)[TileShape::kAccFloats]) {
   const long long v0 = sched.TileV0(w);
   const int self = static_cast<int>(blockIdx.x);
+  const int pieces = w.last - w.first + 1;
   // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
   // CTA's slot depends on where its range starts.
   const int first_slot = sched.Partition().Slot(w.first, v0);
+  auto slot_of = [&](int c) { return c == w.first ? first_slot : 2 * c; };
   const float4* partials = reinterpret_cast<const float4*>(p.sk_partials);
   constexpr int kSlot4 = kStreamKSlotFloats / 4;
   constexpr int kX = TileShape::kConsumerThreads;  // float4 stride between a thread's values
   constexpr int kAcc4 = TileShape::kAccFloats / 4;
   static_assert(kAcc4 * kX == kSlot4, "a slot holds every consumer thread's accumulators");
-  float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
-                 static_cast<size_t>(self == w.first ? first_slot : 2 * self) * kSlot4;
+  const int used4 = nw / 8;  // float4s holding columns < nw
+  int* counter = p.sk_counters + w.first;
+  auto store_mine = [&]() {
+    float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
+                   static_cast<size_t>(slot_of(self)) * kSlot4 + x;
 #pragma unroll
-  for (int i = 0; i < kAcc4; ++i) {
-    __stcg(mine + i * kX + x,
-           make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    for (int i = 0; i < kAcc4; ++i) {
+      if (i < used4) {
+        __stcg(mine + i * kX,
+               make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+      }
+    }
+  };
+  if (pieces == 2) {
+    if (x == 0) *arrivals = atomicAdd(counter, 1) & (kStreamKStored - 1);
+    NamedBarrierSync(kStreamKBarrier, kX);
+    if (*arrivals == 0) {  // first to arrive: store, publish, done
+      store_mine();
+      NamedBarrierSync(kStreamKBarrier, kX);
+      if (x == 0) {
+        __threadfence();
+        atomicAdd(counter, kStreamKStored);
+      }
+      return false;
+    }
+    if (x == 0) {
+      const uint32_t* c = reinterpret_cast<const uint32_t*>(counter);
+      while ((LdAcquireGpu(c) >> 16) == 0) {
+      }
+      __threadfence();
+      *counter = 0;  // both pieces are done with it in this launch
+    }
+    NamedBarrierSync(kStreamKBarrier, kX);
+    const float4* other =
+        partials + static_cast<size_t>(slot_of(self == w.first ? w.last : w.first)) * kSlot4 + x;
+#pragma unroll
+    for (int i = 0; i < kAcc4; ++i) {
+      if (i < used4) {
+        const float4 v = __ldcg(other + i * kX);
+        acc[4 * i] += v.x;
+        acc[4 * i + 1] += v.y;
+        acc[4 * i + 2] += v.z;
+        acc[4 * i + 3] += v.w;
+      }
+    }
+    return true;
   }
+  store_mine();
   NamedBarrierSync(kStreamKBarrier, kX);
   if (x == 0) {
     __threadfence();
-    const int seen = atomicAdd(p.sk_counters + w.first, 1);
-    if (seen == w.last - w.first) {
+    const int seen = atomicAdd(counter, 1);
+    if (seen == pieces - 1) {
       __threadfence();
-      p.sk_counters[w.first] = 0;  // nobody else touches it in this launch
+      *counter = 0;  // nobody else touches it in this launch
     }
     *arrivals = seen;
   }
   NamedBarrierSync(kStreamKBarrier, kX);
-  if (*arrivals != w.last - w.first) return false;
-    // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
-    // a whole piece per pass so its kAcc4 loads are in flight together (one at a time, the
-    // reduction was latency-bound: run 13).
+  if (*arrivals != pieces - 1) return false;
+  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
+  // a whole piece per pass so its loads are in flight together (one at a time, the reduction was
+  // latency-bound: run 13).
 #pragma unroll
   for (int i = 0; i < kAcc4; ++i) {
-    const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
-    acc[4 * i] = v.x;
-    acc[4 * i + 1] = v.y;
-    acc[4 * i + 2] = v.z;
-    acc[4 * i + 3] = v.w;
+    if (i < used4) {
+      const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
+      acc[4 * i] = v.x;
+      acc[4 * i + 1] = v.y;
+      acc[4 * i + 2] = v.z;
+      acc[4 * i + 3] = v.w;
+    }
   }
   for (int c = w.first + 1; c <= w.last; ++c) {
     const float4* piece = partials + static_cast<size_t>(2 * c) * kSlot4 + x;
 #pragma unroll
     for (int i = 0; i < kAcc4; ++i) {
-      const float4 v = __ldcg(piece + i * kX);
-      acc[4 * i] += v.x;
-      acc[4 * i + 1] += v.y;
-      acc[4 * i + 2] += v.z;
-      acc[4 * i + 3] += v.w;
+      if (i < used4) {
+        const float4 v = __ldcg(piece + i * kX);
+        acc[4 * i] += v.x;
+        acc[4 * i + 1] += v.y;
+        acc[4 * i + 2] += v.z;
+        acc[4 * i + 3] += v.w;
+      }
     }
   }
   return true;
