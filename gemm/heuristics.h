@@ -367,7 +367,7 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 // per CTA, balanced by PackCost, so every CTA gets the same modelled load; a tile cut between CTAs
 // is summed through fp32 partials (StreamKReduce). McNaughton's wrap-around rule with the costs
 // of a split: a piece pays the per-tile fixed cost, and its partial costs about one unit per token
-// row to store or to read (512 bytes a row at ~110 GB/s per SM). A CTA ends on a tile boundary
+// row (in 64-row chunks) to store or to read (512 bytes a row at ~110 GB/s per SM). A CTA ends on a tile boundary
 // where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb k-blocks does.
 struct StreamKTile {
   int kblocks = 0;
@@ -397,7 +397,7 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
   };
   for (const StreamKTile& t : tiles) {
     const long long per = std::max(t.rows, (t.rows + 160) / 2);
-    const long long io = kStreamKIoPerRow * t.rows;
+    const long long io = kStreamKIoPerRow * ((t.rows + 63) / 64 * 64);  // 64-column chunks
     int left = t.kblocks;
     bool split = false;  // an earlier CTA holds this tile's first piece
     while (left > 0) {

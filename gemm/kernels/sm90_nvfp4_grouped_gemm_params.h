@@ -193,9 +193,9 @@ struct StreamKPartition {
   const int* begin;  // ctas + 1 entries, strictly increasing, begin[0] == 0
   int ctas;
 
-  ENCORE_HOST_DEVICE long long RangeBegin(int b) const { return begin[b]; }
+  ENCORE_HOST_DEVICE int RangeBegin(int b) const { return begin[b]; }
   // The CTA whose range holds unit v (0 <= v < begin[ctas]): max b with begin[b] <= v.
-  ENCORE_HOST_DEVICE int CtaOf(long long v) const {
+  ENCORE_HOST_DEVICE int CtaOf(int v) const {
     int lo = 0, hi = ctas - 1;
     while (lo < hi) {
       const int mid = (lo + hi + 1) / 2;
@@ -209,7 +209,7 @@ struct StreamKPartition {
   }
   // Workspace slot of CTA c's piece of a split tile that starts at unit tile_v0: 2c when the
   // tile is the first one c's range touches, else 2c + 1 (then it is the last one c touches).
-  ENCORE_HOST_DEVICE int Slot(int c, long long tile_v0) const {
+  ENCORE_HOST_DEVICE int Slot(int c, int tile_v0) const {
     return 2 * c + (RangeBegin(c) >= tile_v0 ? 0 : 1);
   }
 };

@@ -349,9 +349,9 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   }
 }
 
-// Stream-K with few tiles and many CTAs: a tile's k-blocks spread over up to 56 CTAs (one k-block
-// each), ragged groups with different K (a half block at K = 64), an M = 0 group, and launches
-// back to back on one stream (each reduction must leave its arrival counter at zero).
+// Stream-K with few tiles and many CTAs: a tile's k-blocks spread over many CTAs (the reduction of
+// three or more pieces), ragged groups with different K (a half block at K = 64), an M = 0 group,
+// and launches back to back on one stream (each reduction must leave its arrival counter at zero).
 TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
   ENCORE_SKIP_WITHOUT_GPU();
   if (!sm90::kStreamKBuilt) {
@@ -365,7 +365,7 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
     std::vector<Shape> shapes;
   };
   const SkCase cases[] = {
-      {"one tile, 56 pieces", Zip({128}, {256}, {7168})},
+      {"one tile, many pieces", Zip({128}, {256}, {7168})},
       {"ragged", Zip({0, 1, 129, 40, 300}, {256, 512, 128, 384, 256}, {64, 256, 1024, 512, 1536})},
       // 200 tiles on 132 SMs: a wave of whole tiles, then 68 tiles split.
       {"whole wave + split",
@@ -380,7 +380,10 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
       auto plan = std::make_unique<LaunchPlan>();
       ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get(), KernelKind::kStreamK));
       EXPECT_EQ(plan->kind, KernelKind::kStreamK);
-      EXPECT_EQ(static_cast<int>(plan->grid.x), gemm->sm_count());
+      const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
+      EXPECT_EQ(static_cast<int>(plan->grid.x), params->sk_ctas);
+      EXPECT_LE(params->sk_ctas, gemm->sm_count());
+      if (c.shapes.size() == 1) EXPECT_GT(params->sk_ctas, 2 * 2) << "pieces per tile";
       for (int rep = 0; rep < 2; ++rep) {
         ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
         ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/rep > 0));

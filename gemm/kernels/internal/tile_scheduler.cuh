@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
@@ -78,42 +79,63 @@ struct TileScheduler {
   }
 
   // The stream-K walk as a cursor over this CTA's k-block range, a piece per tile.
+  // NOTES: 32-bit and without division (the host keeps units <= INT_MAX): a 64-bit division is
+  // a subroutine call, after which ptxas kept the k-loop bounds and the wgmma descriptors out of
+  // the uniform datapath (run 74's SASS: an R2UR per wgmma, 20% more instructions than the
+  // simple kernel on the same tiles).
   struct StreamKCursor {
-    StreamKPartition part;
-    long long v = 0, v_end = 0;
-    int grp = 0;
+    int v = 0, v_end = 0;  // the units left of this CTA's range
+    int t = 0;             // the tile holding unit v
+    int tv0 = 0;           // its first unit
+    int grp = 0;           // its group slot
   };
+  __device__ int TilesOf(int grp) const {
+    return (grp + 1 < p.num_groups ? p.info[grp + 1].tile_start : p.num_tiles) -
+           p.info[grp].tile_start;
+  }
   __device__ StreamKCursor StreamKBegin() const {
-    StreamKCursor c{Partition()};
+    StreamKCursor c;
     const int b = static_cast<int>(blockIdx.x);
-    if (b < c.part.ctas) {
-      c.v = c.part.RangeBegin(b);
-      c.v_end = c.part.RangeBegin(b + 1);
+    if (b >= p.sk_ctas) return c;
+    c.v = p.sk_begin[b];
+    c.v_end = p.sk_begin[b + 1];
+    while (c.grp + 1 < p.num_groups && static_cast<int>(p.info[c.grp + 1].unit_start) <= c.v) {
+      ++c.grp;
     }
+    const GroupInfo& gi = p.info[c.grp];
+    const int kb = KbOf(gi), u0 = static_cast<int>(gi.unit_start);
+    int lo = 0, hi = TilesOf(c.grp) - 1;  // the last tile starting at or before v
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (u0 + mid * kb <= c.v) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    c.t = gi.tile_start + lo;
+    c.tv0 = u0 + lo * kb;
     return c;
   }
   __device__ bool StreamKNext(StreamKCursor* c, WorkItem* w) const {
     if (c->v >= c->v_end) return false;
-    const StreamKPartition& part = c->part;
-    const long long u = c->v;
-    while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].unit_start <= u) ++c->grp;
-    const GroupInfo& gi = p.info[c->grp];
-    const int kb = KbOf(gi);
-    const long long local = (u - gi.unit_start) / kb;
-    const long long tile_v0 = gi.unit_start + local * kb;
-    const long long tile_v1 = tile_v0 + kb;
-    w->t = gi.tile_start + static_cast<int>(local);
-    w->kb0 = static_cast<int>(c->v - tile_v0);
-    w->kb1 = static_cast<int>(min(c->v_end, tile_v1) - tile_v0);
-    w->first = part.CtaOf(tile_v0);
-    w->last = part.CtaOf(tile_v1 - 1);
-    c->v = min(c->v_end, tile_v1);
+    while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].tile_start <= c->t) ++c->grp;
+    const int tv1 = c->tv0 + KbOf(p.info[c->grp]);
+    const StreamKPartition part = Partition();
+    w->t = c->t;
+    w->kb0 = c->v - c->tv0;
+    w->kb1 = min(c->v_end, tv1) - c->tv0;
+    w->first = part.CtaOf(c->tv0);
+    w->last = part.CtaOf(tv1 - 1);
+    c->v = min(c->v_end, tv1);
+    ++c->t;
+    c->tv0 = tv1;
     return true;
   }
 
-  __device__ long long TileV0(const WorkItem& w) const {
+  __device__ int TileV0(const WorkItem& w) const {
     const GroupInfo& gi = p.info[GroupOf(w.t)];
-    return gi.unit_start + static_cast<long long>(w.t - gi.tile_start) * KbOf(gi);
+    return static_cast<int>(gi.unit_start) + (w.t - gi.tile_start) * KbOf(gi);
   }
 
   __device__ int GroupOf(int t) const {
@@ -153,7 +175,7 @@ struct TileScheduler {
 inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 
 // Stream-K piece of a split tile (all consumer threads; nw: the tile's wgmma width, so each
-// thread's partial is its first nw / 2 accumulators). The pieces count themselves in on the
+// thread's partial is its first nw / 2 accumulators, moved in 64-column chunks). The pieces count themselves in on the
 // counter of the tile's first CTA; the last to arrive runs the epilogue (returns true) with the
 // sum of all pieces in CTA order (deterministic: the same additions whichever piece is last):
 //   2 pieces: arrive first; the first arriver stores its partial and adds kStored, the last waits
@@ -172,7 +194,7 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
                                               const TileScheduler<kGroups, kSchedule>& sched,
                                               const WorkItem& w, int nw, int* arrivals, int x,
                                               float (&acc)[TileShape::kAccFloats]) {
-  const long long v0 = sched.TileV0(w);
+  const int v0 = sched.TileV0(w);
   const int self = static_cast<int>(blockIdx.x);
   const int pieces = w.last - w.first + 1;
   // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
@@ -184,16 +206,48 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   constexpr int kX = TileShape::kConsumerThreads;  // float4 stride between a thread's values
   constexpr int kAcc4 = TileShape::kAccFloats / 4;
   static_assert(kAcc4 * kX == kSlot4, "a slot holds every consumer thread's accumulators");
-  const int used4 = nw / 8;  // float4s holding columns < nw
+  // NOTES: partials move in chunks of 8 float4s (64 columns), the chunks holding columns < nw;
+  // a chunk's 8 loads are in flight together. Per-float4 predicates made ptxas spill (the loads
+  // hoisted with 128 temporaries), a break per float4 would serialize the loads.
+  constexpr int kChunk = 8;
+  const int chunks = (nw + 2 * 4 * kChunk - 1) / (2 * 4 * kChunk);
   int* counter = p.sk_counters + w.first;
   auto store_mine = [&]() {
     float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
                    static_cast<size_t>(slot_of(self)) * kSlot4 + x;
 #pragma unroll
-    for (int i = 0; i < kAcc4; ++i) {
-      if (i < used4) {
+    for (int ch = 0; ch < kAcc4 / kChunk; ++ch) {
+      if (ch >= chunks) break;
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = ch * kChunk + j;
         __stcg(mine + i * kX,
                make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+      }
+    }
+  };
+  // acc = (kAdd ? acc : 0) + the partial at `from` (this thread's share).
+  auto load_partial = [&](const float4* from, auto add) {
+#pragma unroll
+    for (int ch = 0; ch < kAcc4 / kChunk; ++ch) {
+      if (ch >= chunks) break;
+      float4 v[kChunk];
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) v[j] = __ldcg(from + (ch * kChunk + j) * kX);
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = ch * kChunk + j;
+        if constexpr (decltype(add)::value) {
+          acc[4 * i] += v[j].x;
+          acc[4 * i + 1] += v[j].y;
+          acc[4 * i + 2] += v[j].z;
+          acc[4 * i + 3] += v[j].w;
+        } else {
+          acc[4 * i] = v[j].x;
+          acc[4 * i + 1] = v[j].y;
+          acc[4 * i + 2] = v[j].z;
+          acc[4 * i + 3] = v[j].w;
+        }
       }
     }
   };
@@ -217,18 +271,9 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
       *counter = 0;  // both pieces are done with it in this launch
     }
     NamedBarrierSync(kStreamKBarrier, kX);
-    const float4* other =
-        partials + static_cast<size_t>(slot_of(self == w.first ? w.last : w.first)) * kSlot4 + x;
-#pragma unroll
-    for (int i = 0; i < kAcc4; ++i) {
-      if (i < used4) {
-        const float4 v = __ldcg(other + i * kX);
-        acc[4 * i] += v.x;
-        acc[4 * i + 1] += v.y;
-        acc[4 * i + 2] += v.z;
-        acc[4 * i + 3] += v.w;
-      }
-    }
+    load_partial(partials + static_cast<size_t>(slot_of(self == w.first ? w.last : w.first)) *
+                                kSlot4 + x,
+                 std::true_type());
     return true;
   }
   store_mine();
@@ -244,31 +289,10 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   }
   NamedBarrierSync(kStreamKBarrier, kX);
   if (*arrivals != pieces - 1) return false;
-  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order,
-  // a whole piece per pass so its loads are in flight together (one at a time, the reduction was
-  // latency-bound: run 13).
-#pragma unroll
-  for (int i = 0; i < kAcc4; ++i) {
-    if (i < used4) {
-      const float4 v = __ldcg(partials + static_cast<size_t>(first_slot) * kSlot4 + i * kX + x);
-      acc[4 * i] = v.x;
-      acc[4 * i + 1] = v.y;
-      acc[4 * i + 2] = v.z;
-      acc[4 * i + 3] = v.w;
-    }
-  }
+  // Every piece (this CTA's too: each thread reads back what it stored) from L2, in CTA order.
+  load_partial(partials + static_cast<size_t>(first_slot) * kSlot4 + x, std::false_type());
   for (int c = w.first + 1; c <= w.last; ++c) {
-    const float4* piece = partials + static_cast<size_t>(2 * c) * kSlot4 + x;
-#pragma unroll
-    for (int i = 0; i < kAcc4; ++i) {
-      if (i < used4) {
-        const float4 v = __ldcg(piece + i * kX);
-        acc[4 * i] += v.x;
-        acc[4 * i + 1] += v.y;
-        acc[4 * i + 2] += v.z;
-        acc[4 * i + 3] += v.w;
-      }
-    }
+    load_partial(partials + static_cast<size_t>(2 * c) * kSlot4 + x, std::true_type());
   }
   return true;
 }
