@@ -362,13 +362,19 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 
 // ---- stream-K partition ----
 // Whole tiles leave SMs idle wherever tile costs do not pack evenly onto the SMs (shape 0: ~2
-// tiles of unequal cost per SM; shape 2: 72 tiles of 160-192 tokens or 120 narrower, slower ones
-// on 132 SMs). Stream-K cuts the tile table's k-blocks (tile after tile) into one contiguous range
-// per CTA, balanced by PackCost, so every CTA gets the same modelled load; a tile cut between CTAs
-// is summed through fp32 partials (StreamKReduce). McNaughton's wrap-around rule with the costs
-// of a split: a piece pays the per-tile fixed cost, and its partial costs about one unit per token
-// row (in 64-row chunks) to store or to read (512 bytes a row at ~110 GB/s per SM). A CTA ends on a tile boundary
-// where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb k-blocks does.
+// tiles of unequal cost per SM). Stream-K cuts the tile table's k-blocks (tile after tile) into
+// one contiguous range per CTA, balanced by PackCost, so every CTA gets about the same modelled
+// load; a tile cut between CTAs is summed through fp32 partials (StreamKReduce). McNaughton's
+// wrap-around rule with the costs of a split: a piece pays the per-tile fixed cost, and storing or
+// reading its partial costs kStreamKIoPerRow units per token row (in 64-row chunks). A CTA ends on
+// a tile boundary where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb
+// k-blocks does.
+// NOTES (run 75, H200): kStreamKIoPerRow = 4 (512 bytes a row in ~18 ns: ~28 GB/s per SM, all
+// SMs moving partials at about the same moments) fits what the first model (1 unit: ~110 GB/s)
+// got wrong: shape 0 measured 104 us against 109 packed (model -14%), shape 2 34.1 against 27.8
+// for the simple kernel's 120 narrower tiles (model -20%), shape 1 67.8 against 59.2 (model
+// +4%). With 4, kAuto splits shape 0 and one long tile (fewtiles/one_tile 18.8 us vs 33.4 simple)
+// and none of shapes 1-3.
 struct StreamKTile {
   int kblocks = 0;
   int rows = 0;  // wgmma width (token rows rounded to the granule)
@@ -380,7 +386,7 @@ struct StreamKPlan {
   int splits = 0;          // tiles cut between CTAs
 };
 inline constexpr int kStreamKMinPieceKb = 2;
-inline constexpr long long kStreamKIoPerRow = 1;
+inline constexpr long long kStreamKIoPerRow = 4;
 
 // Fills CTAs in order up to `target` each (a CTA whose first item alone exceeds it takes at least
 // a minimum piece); returns the plan, whose ctas may exceed max_ctas (then target is too small).

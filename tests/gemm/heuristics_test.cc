@@ -108,35 +108,45 @@ TEST(StreamKPartitionTest, EveryUnitOnceSlotsAndCountersUnique) {
   }
 }
 
-// The partition balances the modelled cost: every CTA within one tile's fixed cost and a split's
-// partial transfers of the best possible (total / CTAs), on the GPU MODE shapes' tile tables.
+// The partition balances the modelled cost: every CTA within a tile's fixed cost and two
+// partial transfers of the best possible (total / CTAs) on GPU MODE shape 0's tile table, which it
+// splits (run 75: 104 vs 109 us packed); shape 2's 72 wide tiles split into 2-3 pieces each cost
+// more than the simple kernel's 120 narrower whole tiles (run 75: 34.1 vs 27.8 us), and the model
+// says so.
 TEST(PlanStreamKTest, BalancesModelledCost) {
   struct Case {
     std::vector<int> rows;  // one token tile per group (cap 256)
     int n_tiles, kb;
+    long long whole;  // the whole-tile makespan kAuto would run instead
   };
-  const Case cases[] = {
-      {{256, 176, 160, 128, 96, 80, 80, 64}, 32, 56},  // shape 0 (248 -> 256, 72 -> 80)
-      {{192, 160, 320 / 2, 320 / 2}, 24, 32},          // shape 2 (192, 2 x 160)
-  };
-  for (const Case& c : cases) {
-    std::vector<StreamKTile> tiles;
-    long long total = 0;
-    for (int r : c.rows) {
-      for (int nt = 0; nt < c.n_tiles; ++nt) {
-        tiles.push_back({c.kb, r});
-        total += PackCost(r, c.kb);
-      }
-    }
-    const StreamKPlan plan = PlanStreamK(tiles, 132);
-    EXPECT_GE(plan.ctas, 128);
-    EXPECT_GT(plan.splits, 0);
-    EXPECT_LE(plan.makespan, total / 132 + kPackTileFixed + 2 * 256 * kStreamKIoPerRow + 256);
-    // And it beats whole tiles (one or two a CTA).
+  auto packed = [](const std::vector<int>& rows, int n_tiles, int kb) {
     std::vector<long long> cost;
-    for (const StreamKTile& t : tiles) cost.push_back(PackCost(t.rows, t.kblocks));
-    EXPECT_TRUE(PreferStreamK(plan.makespan, PackTiles(cost, 132).makespan));
+    for (int r : rows) {
+      for (int nt = 0; nt < n_tiles; ++nt) cost.push_back(PackCost(r, kb));
+    }
+    return PackTiles(cost, 132).makespan;
+  };
+  const std::vector<int> s0 = {256, 176, 160, 128, 96, 80, 80, 64};  // 248 -> 256, 72 -> 80
+  const StreamKPlan p0 = [&] {
+    std::vector<StreamKTile> tiles;
+    for (int r : s0) {
+      for (int nt = 0; nt < 32; ++nt) tiles.push_back({56, r});
+    }
+    return PlanStreamK(tiles, 132);
+  }();
+  long long total = 0;
+  for (int r : s0) total += 32 * PackCost(r, 56);
+  EXPECT_GE(p0.ctas, 128);
+  EXPECT_GT(p0.splits, 0);
+  EXPECT_LE(p0.makespan, total / 132 + kPackTileFixed + 2 * 256 * kStreamKIoPerRow + 256);
+  EXPECT_TRUE(PreferStreamK(p0.makespan, packed(s0, 32, 56)));
+  // Shape 2: 192 and 2 x 160 tokens, 24 weight tiles, 32 k-blocks; the simple kernel runs 120
+  // whole tiles of at most 128 tokens (one a CTA: the costliest, 112 tokens).
+  std::vector<StreamKTile> s2;
+  for (int r : {192, 160, 160}) {
+    for (int nt = 0; nt < 24; ++nt) s2.push_back({32, r});
   }
+  EXPECT_FALSE(PreferStreamK(PlanStreamK(s2, 132).makespan, PackCost(112, 32)));
   // Tiles that fit one per CTA are not split.
   const StreamKPlan decode = PlanStreamK(SkTiles(std::vector<int>(128, 56), {16}), 132);
   EXPECT_EQ(decode.splits, 0);
