@@ -289,8 +289,7 @@ class ShapePlanMemo {
 
   // The modelled makespan (PackCost) of what kAuto runs with whole tiles: the packed schedule,
   // else the simple kernel's greedy order or the persistent kernel's snake rounds.
-  static long long WholeMakespan(const ShapeList& key, const ShapePlan& plan, int n,
-                                 int sm_count) {
+  static long long WholeMakespan(const ShapeList& key, const ShapePlan& plan, int n, int sm_count) {
     if (plan.packed != nullptr) return plan.packed->packing.makespan;
     std::array<int, kMaxGroups> cap_of;
     cap_of.fill(plan.choice.cap);
@@ -620,11 +619,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       if (units == 0) {  // no tiles (every M = 0): one CTA without a range
         grid = 1;
         params->sk_ctas = 0;
-      } else if (sk == nullptr || sk->begin.back() != units ||
-                 sk->ctas > sm90::kMaxPackedCtas) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "kind = stream_k: the problem's ", units,
-            " k-blocks have no stream-K partition (more than an int holds)"));
+      } else if (sk == nullptr || sk->begin.back() != units || sk->ctas > sm90::kMaxPackedCtas) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kind = stream_k: the problem's ", units,
+                         " k-blocks have no stream-K partition (more than an int holds)"));
       } else {
         grid = sk->ctas;
         params->sk_ctas = sk->ctas;

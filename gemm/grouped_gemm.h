@@ -45,9 +45,10 @@ enum class TokenPrepass : int {
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
-  // Let kAuto choose stream-K (KernelKind::kStreamK: the tiles after the last full wave split
-  // along K over one CTA per SM) where heuristics.h's model predicts a >= 10% gain and whole
-  // tiles would leave at least half the SMs idle (run 60: one 128-row tile, K = 7168, 35 -> 23 us).
+  // Let kAuto choose stream-K (KernelKind::kStreamK: every tile's k-blocks cut into one
+  // contiguous, cost-balanced range per CTA, heuristics.h PlanStreamK) where the model predicts
+  // >= 5% over the whole-tile schedule (run 76: GPU MODE shape 0, 109 -> 105-107 us; one 128-row
+  // tile with K = 7168, 33.4 -> 19.3 us).
   // NOTES: a stream-K plan uses a workspace of the stream it was prepared for (~34 MB on 132 SMs:
   // fp32 partial tiles and arrival counters, allocated by that stream's first stream-K plan
   // outside a capture, counted in max_token_workspaces); without one, kAuto runs whole tiles.

@@ -416,7 +416,8 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
       }
       // A piece here: the tile's first piece (it ends its CTA, so it arrives last and reads the
       // others: one per further CTA the rest spans) or a middle one (stores its partial).
-      const long long after = std::max<long long>(1, (left * per + target - 1) / std::max(target, 1LL));
+      const long long after =
+          std::max<long long>(1, (left * per + target - 1) / std::max(target, 1LL));
       const long long piece_io = split ? io : io * after;
       long long fit = (target - load - kPackTileFixed - piece_io) / per;
       if (load == 0) fit = std::max<long long>(fit, kStreamKMinPieceKb);

@@ -19,8 +19,9 @@
 
 namespace encore::gemm {
 
-// kStreamK: persistent, with the last partial wave's tiles split along K over all CTAs (their
-// fp32 partials meet in the runner's workspace; see Nvfp4GroupedGemm).
+// kStreamK: one CTA per SM, each running a contiguous, cost-balanced range of the tile table's
+// k-blocks (tiles cut between CTAs meet as fp32 partials in the stream's workspace; see
+// Nvfp4GroupedGemm).
 enum class KernelKind : int { kAuto = 0, kSimple = 1, kPersistent = 2, kStreamK = 3 };
 
 inline const char* KernelKindName(KernelKind k) {

@@ -47,9 +47,10 @@ namespace encore::gemm::sm90 {
 // build only: with 128 x 256 tiles ptxas kept their accumulators in local memory (~700-byte stack
 // frames, 10-35x slower, run 23) because the tile walk called the consumer body from two sites
 // (whole tiles, then pieces); with one call site (TileScheduler::ForEach) the frames are 0 bytes.
-// Run 60 (narrow stream-K reading pre-pass tokens): kernel tests pass; one 128-row tile with
-// K = 7168 (N = 256) 34.9 -> 23.0 us, while forced on the GPU MODE shapes and on 8 x M = 16 it
-// loses 23-100% (the kAuto rule, heuristics.h ChooseShape, takes it for neither).
+// Run 60 (narrow stream-K reading pre-pass tokens, equal k-block shares): one 128-row tile with
+// K = 7168 (N = 256) 34.9 -> 23.0 us; forced on the GPU MODE shapes it lost 23-100%. Since
+// session 10 the host balances the ranges by cost (heuristics.h PlanStreamK; run 76: shape 0
+// 105-107 vs 109 us packed, one_tile 19.3).
 // ENCORE_SM90_STREAM_K_PREPASS: stream-K plans may read pre-pass tokens (narrow default; the wide
 // build's instantiation spilled 56 bytes before the one-call-site walk and is not re-measured).
 #ifndef ENCORE_SM90_STREAM_K

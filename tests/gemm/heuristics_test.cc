@@ -170,7 +170,8 @@ ShapeChoice Choose(std::vector<int> ms, int n, int k) {
 }
 
 // The row caps on the GPU MODE benchmark shapes (132 SMs): the default 128 x 256 tile keeps every
-// group of shape 0 in one token tile (run 23: 128 us); shape 2 takes smaller tiles to fill more SMs.
+// group of shape 0 in one token tile (run 23: 128 us); shape 2 takes smaller tiles to fill more
+// SMs.
 TEST(ChooseShapeTest, RowCaps) {
   const ShapeChoice s0 = Choose({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168);
   const ShapeChoice s2 = Choose({192, 320}, 3072, 4096);

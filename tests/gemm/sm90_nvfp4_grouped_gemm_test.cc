@@ -495,9 +495,9 @@ TEST_F(Sm90GemmTest, BalancedStreamKMatchesReference) {
       ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/false));
       ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
       SyncOrDie();
-      ExpectAllGroupsMatch(host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
-                           absl::StrCat("balanced stream-K ", DistName(dist), " ",
-                                        PrepassName(mode)));
+      ExpectAllGroupsMatch(
+          host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
+          absl::StrCat("balanced stream-K ", DistName(dist), " ", PrepassName(mode)));
     }
   }
 }

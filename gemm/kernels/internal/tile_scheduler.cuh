@@ -175,9 +175,10 @@ struct TileScheduler {
 inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 
 // Stream-K piece of a split tile (all consumer threads; nw: the tile's wgmma width, so each
-// thread's partial is its first nw / 2 accumulators, moved in 64-column chunks). The pieces count themselves in on the
-// counter of the tile's first CTA; the last to arrive runs the epilogue (returns true) with the
-// sum of all pieces in CTA order (deterministic: the same additions whichever piece is last):
+// thread's partial is its first nw / 2 accumulators, moved in 64-column chunks). The pieces count
+// themselves in on the counter of the tile's first CTA; the last to arrive runs the epilogue
+// (returns true) with the sum of all pieces in CTA order (deterministic: the same additions
+// whichever piece is last):
 //   2 pieces: arrive first; the first arriver stores its partial and adds kStored, the last waits
 //     for that (the other CTA has arrived and only stores: no wait on a CTA that may not be
 //     resident) and adds it to its own registers (a + b == b + a, bit for bit);
@@ -216,8 +217,8 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   const int chunks = (nw + 2 * 4 * kChunk - 1) / (2 * 4 * kChunk);
   int* counter = p.sk_counters + w.first;
   auto store_mine = [&]() {
-    float4* mine = reinterpret_cast<float4*>(p.sk_partials) +
-                   static_cast<size_t>(slot_of(self)) * kSlot4 + x;
+    float4* mine =
+        reinterpret_cast<float4*>(p.sk_partials) + static_cast<size_t>(slot_of(self)) * kSlot4 + x;
 #pragma unroll
     for (int ch = 0; ch < kAcc4 / kChunk; ++ch) {
       if (ch >= chunks) break;
@@ -274,9 +275,9 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
       *counter = 0;  // both pieces are done with it in this launch
     }
     NamedBarrierSync(kStreamKBarrier, kX);
-    load_partial(partials + static_cast<size_t>(slot_of(self == w.first ? w.last : w.first)) *
-                                kSlot4 + x,
-                 std::true_type());
+    load_partial(
+        partials + static_cast<size_t>(slot_of(self == w.first ? w.last : w.first)) * kSlot4 + x,
+        std::true_type());
     return true;
   }
   store_mine();
