@@ -383,7 +383,9 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
       const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
       EXPECT_EQ(static_cast<int>(plan->grid.x), params->sk_ctas);
       EXPECT_LE(params->sk_ctas, gemm->sm_count());
-      if (c.shapes.size() == 1) EXPECT_GT(params->sk_ctas, 2 * 2) << "pieces per tile";
+      if (c.shapes.size() == 1) {
+        EXPECT_GT(params->sk_ctas, 2 * 2) << "pieces per tile";
+      }
       for (int rep = 0; rep < 2; ++rep) {
         ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
         ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/rep > 0));
