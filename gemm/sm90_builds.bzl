@@ -8,8 +8,8 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
-# _lineinfo: the default kernels with source line information, for ncu's source view (run 72's next
-# step); flags other than -D reach nvcc only, not the runner.
+# (No build for ncu's source view: every build passes -lineinfo, tools/cuda.bzl; run 78 used the
+# default one.) Flags other than -D reach nvcc only, not the runner.
 # The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
 # on purpose (they remove one part of the work to measure what it costs); _exp_stamps computes the
 # right results and appends %globaltimer stamps of kernel events to a device log
@@ -26,7 +26,6 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
     ]),
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
-    ("_lineinfo", ["-lineinfo"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
