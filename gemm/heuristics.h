@@ -1,5 +1,6 @@
-// Per-problem choices for the sm90 NVFP4 grouped GEMM: how to split token rows into tiles and
-// which kernel (simple: one CTA per tile; persistent: one CTA per SM) runs a problem.
+// Per-problem choices for the sm90 NVFP4 grouped GEMM: how to split token rows into tiles, which
+// schedule runs a problem (simple: one CTA per tile; persistent: one CTA per SM, snake rounds or
+// packed lists; stream-K: one cost-balanced k-block range per CTA) and the cost models behind them.
 #ifndef ENCORE_GEMM_HEURISTICS_H_
 #define ENCORE_GEMM_HEURISTICS_H_
 

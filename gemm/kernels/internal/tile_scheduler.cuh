@@ -80,9 +80,9 @@ struct TileScheduler {
 
   // The stream-K walk as a cursor over this CTA's k-block range, a piece per tile.
   // NOTES: 32-bit and without division (the host keeps units <= INT_MAX): a 64-bit division is
-  // a subroutine call, after which ptxas kept the k-loop bounds and the wgmma descriptors out of
-  // the uniform datapath (run 74's SASS: an R2UR per wgmma, 20% more instructions than the
-  // simple kernel on the same tiles).
+  // a subroutine call, which gave the in-kernel-token stream-K kernels a 16-byte stack frame
+  // (run 73). (What took their k loop off the uniform datapath was StreamKReduce's branch on
+  // shared memory: see its NOTES.)
   struct StreamKCursor {
     int v = 0, v_end = 0;  // the units left of this CTA's range
     int t = 0;             // the tile holding unit v
