@@ -268,20 +268,14 @@ class ShapePlanMemo {
   // (no tiles, or more k-blocks than an int holds).
   static std::shared_ptr<const StreamKPlan> PlanStreamKFor(
       const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order, int n, int sm_count) {
+    std::array<int, kMaxGroups> cap_of;
+    cap_of.fill(TileShape::kMaxBlockM);
     std::vector<StreamKTile> tiles;
     long long units = 0;
-    for (int s = 0; s < n; ++s) {
-      const int g = order[s];
-      const int m = key.dims[3 * g];
-      const MTiling mt = ChooseMTiling(m, TileShape::kMaxBlockM);
-      const int kb = TileShape::KBlocks(key.dims[3 * g + 2]);
-      for (int nt = 0; nt < TileShape::NTiles(key.dims[3 * g + 1]); ++nt) {
-        for (int i = 0; i < mt.tiles; ++i) {
-          tiles.push_back({kb, TileRows(mt, m, i)});
-          units += kb;
-        }
-      }
-    }
+    ForEachTile(key, order, n, cap_of, [&](int rows, int kb) {
+      tiles.push_back({kb, rows});
+      units += kb;
+    });
     if (tiles.empty() || units > std::numeric_limits<int>::max()) return nullptr;
     return std::make_shared<const StreamKPlan>(
         PlanStreamK(tiles, std::min(sm_count, sm90::kMaxPackedCtas)));
@@ -310,16 +304,25 @@ class ShapePlanMemo {
                                           const std::array<uint8_t, kMaxGroups>& order, int n,
                                           const std::array<int, kMaxGroups>& cap_of) {
     std::vector<long long> cost;
+    ForEachTile(key, order, n, cap_of,
+                [&](int rows, int kb) { cost.push_back(PackCost(rows, kb)); });
+    return cost;
+  }
+
+  // f(rows, k_blocks) for every tile of the linear tile table in slot order `order` with
+  // per-group row caps (`cap_of[g]`, by the caller's group index; groups with M = 0 add none).
+  template <typename F>
+  static void ForEachTile(const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order,
+                          int n, const std::array<int, kMaxGroups>& cap_of, F&& f) {
     for (int s = 0; s < n; ++s) {
       const int g = order[s];
       const int m = key.dims[3 * g];
       const MTiling mt = ChooseMTiling(m, cap_of[g]);
       const int kb = TileShape::KBlocks(key.dims[3 * g + 2]);
       for (int nt = 0; nt < TileShape::NTiles(key.dims[3 * g + 1]); ++nt) {
-        for (int i = 0; i < mt.tiles; ++i) cost.push_back(PackCost(TileRows(mt, m, i), kb));
+        for (int i = 0; i < mt.tiles; ++i) f(TileRows(mt, m, i), kb);
       }
     }
-    return cost;
   }
 
   // The packed schedule for `plan`'s whole tiles, or nullptr where it predicts too little (or the

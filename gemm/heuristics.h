@@ -221,9 +221,10 @@ inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
 // 0.869 / 1.159 us, i.e. max(w, (w + 160) / 2) rows at 4.5 ns: narrow tiles pay for the weight
 // decode they cannot hide).
 inline constexpr long long kPackTileFixed = 150;
+// One k-block of a tile with `rows` token rows (PackCost without the fixed cost).
+inline long long PackKBlockCost(int rows) { return std::max(rows, (rows + 160) / 2); }
 inline long long PackCost(int rows, int kblocks) {
-  const int eff = std::max(rows, (rows + 160) / 2);
-  return static_cast<long long>(kblocks) * eff + kPackTileFixed;
+  return kblocks * PackKBlockCost(rows) + kPackTileFixed;
 }
 
 // A static assignment of tiles to CTAs: CTA b runs tiles[begin[b] .. begin[b + 1]).
@@ -403,7 +404,7 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
     load = 0;
   };
   for (const StreamKTile& t : tiles) {
-    const long long per = std::max(t.rows, (t.rows + 160) / 2);
+    const long long per = PackKBlockCost(t.rows);
     const long long io = kStreamKIoPerRow * ((t.rows + 63) / 64 * 64);  // 64-column chunks
     int left = t.kblocks;
     bool split = false;  // an earlier CTA holds this tile's first piece
