@@ -1,0 +1,265 @@
+// What the L2 delivers to the SMs when every CTA streams tiles the way the GEMM's token producer
+// does (cp.async.bulk into a ring of shared-memory stages on mbarriers, nothing computed), and
+// whether the pattern of the GEMM's token reads costs bandwidth: in the GEMM every CTA working on
+// one group reads the same fp16 token rows at about the same time (run 78: the 64-token loop
+// waits on its token stage 17.7% of the time). Modes (the address a CTA's stage i reads):
+//   distinct  every CTA its own stages (no two CTAs read the same bytes);
+//   same      every CTA the same stage i at the same time (steady/w64: 132 CTAs, one token tile);
+//   same32    CTAs in groups of 32 read the same stages (GPU MODE shape 0: ~32 CTAs per group);
+//   stagger   the same stages as `same`, but CTA b starts 13 b stages further on;
+// and the same-data modes again with clusters of 2 or 4 CTAs, each CTA loading 1/c of a stage
+// with .multicast::cluster into every CTA of its cluster (one L2 read per cluster; the consumer
+// releases a stage to every producer of its cluster, one lane per CTA). Reported: TB/s landed in shared memory
+// (all CTAs) and TB/s read from L2, best of 5 launches.
+//
+// Example (on the device; no GPU needed to build):
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o l2_token_reads \
+//     benchmarks/micro/l2_token_reads.cu && ./l2_token_reads
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "benchmarks/micro/micro_timing.cuh"
+#include "gemm/kernels/internal/ptx.cuh"
+
+namespace {
+
+using namespace encore::gemm::sm90;  // NOLINT: the PTX wrappers
+
+constexpr int kStageBytes = 16384;  // a 64-token stage of the GEMM (64 rows x 128 k x fp16)
+constexpr int kCopyBytes = 2048;
+constexpr int kCopies = kStageBytes / kCopyBytes;
+
+enum Mode : int { kDistinct = 0, kSame = 1, kSame32 = 2, kStagger = 3 };
+
+__device__ __forceinline__ uint32_t ClusterRank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void ClusterSync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+// Arrive on the mbarrier at the same shared offset in CTA `rank` of this cluster (default
+// semantics, release at CTA scope, as CUTLASS's ClusterBarrier::arrive: with .release.cluster each
+// arrival blocked the consumer ~0.5 us and capped a cluster of 2 at ~30 GB/s per SM).
+__device__ __forceinline__ void MbarArriveCluster(uint32_t bar, uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ void BulkLoadMulticast(uint32_t dst, const void* src, uint32_t bytes,
+                                                  uint32_t bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1], %2, [%3], %4;" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+__device__ __forceinline__ void TmaLoad2DMulticast(uint32_t dst, const CUtensorMap* map,
+                                                   uint32_t bar, int c0, int c1, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+      : "memory");
+}
+
+// The tensor-map variant reads a 2D fp16 buffer of kCols halves per row like the GEMM's token
+// producer: a stage is kBoxes boxes of {64 halves, kBoxRows rows} (128-byte swizzle), stage st
+// at column (st % (kCols / 128)) * 128 (two boxes of 64 k side by side per 32 rows) and rows from
+// (st / (kCols / 128)) * 64.
+constexpr int kCols = 4096;
+constexpr int kBoxRows = 32;
+constexpr int kBoxes = kStageBytes / (64 * 2 * kBoxRows);  // 4
+
+// Thread 0 produces, thread 32 consumes; kCluster CTAs share each stage (1: no cluster).
+// map == nullptr: 1D bulk copies of kCopyBytes; otherwise the 2D boxes above.
+template <int kCluster, int kStages>
+__global__ void __launch_bounds__(64, 1)
+    StreamStages(const uint8_t* buf, size_t buf_stages, int mode, int iters,
+                 const __grid_constant__ CUtensorMap map, int use_map) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = SmemAddr(smem);
+  const uint32_t full = base + kStages * kStageBytes;
+  const uint32_t empty = full + 8 * kStages;
+  const uint32_t rank = kCluster > 1 ? ClusterRank() : 0;
+  const int unit = static_cast<int>(blockIdx.x) / kCluster;  // CTAs of a cluster read alike
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      MbarInit(full + 8 * s, 1);
+      MbarInit(empty + 8 * s, kCluster);
+    }
+    FenceBarrierInit();
+  }
+  if (kCluster > 1) {
+    ClusterSync();
+  } else {
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < iters; ++i) {
+      const int s = i % kStages;
+      MbarWait(empty + 8 * s, ((i / kStages) & 1) ^ 1);
+      MbarArriveExpectTx(full + 8 * s, kStageBytes);
+      size_t stage;
+      if (mode == kDistinct) {
+        stage = static_cast<size_t>(unit) * iters + i;
+      } else if (mode == kSame) {
+        stage = i;
+      } else if (mode == kSame32) {
+        stage = static_cast<size_t>(unit * kCluster / 32) * iters + i;
+      } else {
+        stage = static_cast<size_t>(i) + 13 * unit;
+      }
+      const uint8_t* src = buf + (stage % buf_stages) * kStageBytes;
+      const uint32_t dst = base + s * kStageBytes;
+      if (use_map) {
+        const size_t st = stage % buf_stages;
+        const int col = static_cast<int>(st % (kCols / 128)) * 128;
+        const int row = static_cast<int>(st / (kCols / 128)) * 64;
+        for (int j = static_cast<int>(rank); j < kBoxes; j += kCluster) {
+          const int c0 = col + 64 * (j & 1), c1 = row + kBoxRows * (j >> 1);
+          const uint32_t d = dst + j * (64 * 2 * kBoxRows);
+          if (kCluster > 1) {
+            TmaLoad2DMulticast(d, &map, full + 8 * s, c0, c1,
+                               static_cast<uint16_t>((1u << kCluster) - 1));
+          } else {
+            TmaLoad2D(d, &map, full + 8 * s, c0, c1, PolicyEvictLast());
+          }
+        }
+        continue;
+      }
+      for (int c = static_cast<int>(rank); c < kCopies; c += kCluster) {
+        if (kCluster > 1) {
+          BulkLoadMulticast(dst + c * kCopyBytes, src + c * kCopyBytes, kCopyBytes, full + 8 * s,
+                            static_cast<uint16_t>((1u << kCluster) - 1));
+        } else {
+          BulkLoad(dst + c * kCopyBytes, src + c * kCopyBytes, kCopyBytes, full + 8 * s,
+                   PolicyEvictLast());
+        }
+      }
+    }
+  } else if (threadIdx.x >= 32) {
+    // The consumer warp: every lane waits; lane r < kCluster releases the stage to CTA r's
+    // producer (the arrivals of one stage in parallel, as CUTLASS's multicast consumers do).
+    const uint32_t lane = threadIdx.x - 32;
+    for (int i = 0; i < iters; ++i) {
+      const int s = i % kStages;
+      MbarWait(full + 8 * s, (i / kStages) & 1);
+      if (kCluster > 1) {
+        if (lane < kCluster) MbarArriveCluster(empty + 8 * s, lane);
+      } else if (lane == 0) {
+        MbarArrive(empty + 8 * s);
+      }
+      __syncwarp();
+    }
+  }
+  __syncwarp();
+  if (kCluster > 1) ClusterSync();  // no CTA leaves while a peer may still signal it
+}
+
+template <int kCluster, int kStages>
+bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* name,
+         const CUtensorMap* map, bool map_used) {
+  const int grid = sms / kCluster * kCluster;
+  const int iters = 4000;
+  const int smem = kStages * kStageBytes + 16 * kStages;
+  auto kernel = StreamStages<kCluster, kStages>;
+  MICRO_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(64);
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = kCluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cudaEvent_t e0, e1;
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
+  float best = 1e30f;
+  const size_t buf_stages = buf_bytes / kStageBytes;
+  for (int rep = 0; rep < 6; ++rep) {  // the first launch warms the L2
+    MICRO_CHECK(cudaEventRecord(e0));
+    MICRO_CHECK(cudaLaunchKernelEx(&cfg, kernel, buf, buf_stages, mode, iters, *map,
+                                   map_used ? 1 : 0));
+    MICRO_CHECK(cudaEventRecord(e1));
+    MICRO_CHECK(cudaEventSynchronize(e1));
+    float ms = 0.f;
+    MICRO_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (rep > 0 && ms < best) best = ms;
+  }
+  MICRO_CHECK(cudaEventDestroy(e0));
+  MICRO_CHECK(cudaEventDestroy(e1));
+  const double landed = static_cast<double>(grid) * iters * kStageBytes;
+  std::printf("%-6s %-8s cluster %d stages %d buffer %5.1f MB: %8.3f ms  landed %6.2f TB/s  "
+              "from L2 %6.2f TB/s  per SM %5.1f GB/s\n",
+              map_used ? "tensor" : "bulk", name, kCluster, kStages, buf_bytes / 1048576.0, best, landed / best / 1e9,
+              landed / kCluster / best / 1e9, landed / grid / best / 1e6);
+  return true;
+}
+
+bool Main() {
+  cudaDeviceProp prop;
+  if (!micro::DeviceInfo(&prop)) return false;
+  const int sms = prop.multiProcessorCount;
+  std::printf("L2 %d MB\n", prop.l2CacheSize >> 20);
+  using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  MICRO_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                               cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    std::printf("cuTensorMapEncodeTiled not found\n");
+    return false;
+  }
+  const char* names[] = {"distinct", "same", "same32", "stagger"};
+  for (size_t mb : {4, 16}) {
+    const size_t bytes = mb << 20;
+    uint8_t* buf = nullptr;
+    MICRO_CHECK(cudaMalloc(&buf, bytes));
+    MICRO_CHECK(cudaMemset(buf, 0x3c, bytes));
+    CUtensorMap map = {};
+    const cuuint64_t dims[2] = {kCols, bytes / (2 * kCols)};
+    const cuuint64_t strides[1] = {2 * kCols};
+    const cuuint32_t box[2] = {64, kBoxRows};
+    const cuuint32_t elem[2] = {1, 1};
+    if (reinterpret_cast<EncodeFn>(fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, dims,
+                                       strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      std::printf("tensor map encode failed\n");
+      return false;
+    }
+    for (bool m : {false, true}) {
+      for (int mode = 0; mode < 4; ++mode) {
+        if (!Run<1, 4>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
+        if (!Run<1, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
+      }
+      for (int mode = 1; mode < 4; ++mode) {
+        if (!Run<2, 4>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
+        if (!Run<2, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
+        if (!Run<4, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
+      }
+    }
+    MICRO_CHECK(cudaFree(buf));
+  }
+  return true;
+}
+
+}  // namespace
+
+int main() { return Main() ? 0 : 1; }
