@@ -28,9 +28,10 @@ namespace {
 
 using namespace encore::gemm::sm90;  // NOLINT: the PTX wrappers
 
-constexpr int kStageBytes = 16384;  // a 64-token stage of the GEMM (64 rows x 128 k x fp16)
+// A stage is 4 boxes of {64 halves, kR rows}: kR = 32 is a 64-token stage of the GEMM (64 rows x
+// 128 k x fp16, 16 KB), kR = 64 a 128-token stage (32 KB) in the GEMM's box size.
+__host__ __device__ constexpr int StageBytes(int r) { return 4 * r * 128; }
 constexpr int kCopyBytes = 2048;
-constexpr int kCopies = kStageBytes / kCopyBytes;
 
 enum Mode : int { kDistinct = 0, kSame = 1, kSame32 = 2, kStagger = 3 };
 
@@ -72,28 +73,31 @@ __device__ __forceinline__ void TmaLoad2DMulticast(uint32_t dst, const CUtensorM
 }
 
 // The tensor-map variant reads a 2D fp16 buffer of kCols halves per row like the GEMM's token
-// producer: a stage is kBoxes boxes of {64 halves, kBoxRows rows} (128-byte swizzle), stage st
+// producer: a stage is kBoxes boxes of {64 halves, kR rows} (128-byte swizzle), stage st
 // at column (st % (kCols / 128)) * 128 (two boxes of 64 k side by side per 32 rows) and rows from
 // (st / (kCols / 128)) * 64.
 constexpr int kCols = 4096;
-constexpr int kBoxRows = 32;
-constexpr int kBoxes = kStageBytes / (64 * 2 * kBoxRows);  // 4
+constexpr int kBoxes = 4;
 
 // Thread 0 produces, thread 32 consumes; kCluster CTAs share each stage (1: no cluster).
 // map == nullptr: 1D bulk copies of kCopyBytes; otherwise the 2D boxes above.
-template <int kCluster, int kStages>
-__global__ void __launch_bounds__(64, 1)
+// kProducers = 2 (no cluster): threads 0 and 64 (warps 0 and 2) each issue half of a stage's boxes,
+// as the GEMM's weight and token producers issue from two warps.
+template <int kCluster, int kStages, int kR, int kProducers>
+__global__ void __launch_bounds__(96, 1)
     StreamStages(const uint8_t* buf, size_t buf_stages, int mode, int iters,
                  const __grid_constant__ CUtensorMap map, int use_map) {
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = SmemAddr(smem);
-  const uint32_t full = base + kStages * kStageBytes;
+  constexpr int kStage = StageBytes(kR);
+  constexpr int kCopies = kStage / kCopyBytes;
+  const uint32_t full = base + kStages * kStage;
   const uint32_t empty = full + 8 * kStages;
   const uint32_t rank = kCluster > 1 ? ClusterRank() : 0;
   const int unit = static_cast<int>(blockIdx.x) / kCluster;  // CTAs of a cluster read alike
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      MbarInit(full + 8 * s, 1);
+      MbarInit(full + 8 * s, kProducers);
       MbarInit(empty + 8 * s, kCluster);
     }
     FenceBarrierInit();
@@ -103,11 +107,13 @@ __global__ void __launch_bounds__(64, 1)
   } else {
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
+  static_assert(kProducers == 1 || kCluster == 1, "two producers without a cluster only");
+  if (threadIdx.x == 0 || (kProducers == 2 && threadIdx.x == 64)) {
+    const int prod = threadIdx.x == 0 ? 0 : 1;
     for (int i = 0; i < iters; ++i) {
       const int s = i % kStages;
       MbarWait(empty + 8 * s, ((i / kStages) & 1) ^ 1);
-      MbarArriveExpectTx(full + 8 * s, kStageBytes);
+      MbarArriveExpectTx(full + 8 * s, kStage / kProducers);
       size_t stage;
       if (mode == kDistinct) {
         stage = static_cast<size_t>(unit) * iters + i;
@@ -118,15 +124,15 @@ __global__ void __launch_bounds__(64, 1)
       } else {
         stage = static_cast<size_t>(i) + 13 * unit;
       }
-      const uint8_t* src = buf + (stage % buf_stages) * kStageBytes;
-      const uint32_t dst = base + s * kStageBytes;
+      const uint8_t* src = buf + (stage % buf_stages) * kStage;
+      const uint32_t dst = base + s * kStage;
       if (use_map) {
         const size_t st = stage % buf_stages;
         const int col = static_cast<int>(st % (kCols / 128)) * 128;
-        const int row = static_cast<int>(st / (kCols / 128)) * 64;
-        for (int j = static_cast<int>(rank); j < kBoxes; j += kCluster) {
-          const int c0 = col + 64 * (j & 1), c1 = row + kBoxRows * (j >> 1);
-          const uint32_t d = dst + j * (64 * 2 * kBoxRows);
+        const int row = static_cast<int>(st / (kCols / 128)) * 2 * kR;
+        for (int j = static_cast<int>(rank) + prod; j < kBoxes; j += kCluster * kProducers) {
+          const int c0 = col + 64 * (j & 1), c1 = row + kR * (j >> 1);
+          const uint32_t d = dst + j * (64 * 2 * kR);
           if (kCluster > 1) {
             TmaLoad2DMulticast(d, &map, full + 8 * s, c0, c1,
                                static_cast<uint16_t>((1u << kCluster) - 1));
@@ -136,7 +142,7 @@ __global__ void __launch_bounds__(64, 1)
         }
         continue;
       }
-      for (int c = static_cast<int>(rank); c < kCopies; c += kCluster) {
+      for (int c = static_cast<int>(rank) + prod; c < kCopies; c += kCluster * kProducers) {
         if (kCluster > 1) {
           BulkLoadMulticast(dst + c * kCopyBytes, src + c * kCopyBytes, kCopyBytes, full + 8 * s,
                             static_cast<uint16_t>((1u << kCluster) - 1));
@@ -146,7 +152,7 @@ __global__ void __launch_bounds__(64, 1)
         }
       }
     }
-  } else if (threadIdx.x >= 32) {
+  } else if (threadIdx.x >= 32 && threadIdx.x < 64) {
     // The consumer warp: every lane waits; lane r < kCluster releases the stage to CTA r's
     // producer (the arrivals of one stage in parallel, as CUTLASS's multicast consumers do).
     const uint32_t lane = threadIdx.x - 32;
@@ -165,17 +171,17 @@ __global__ void __launch_bounds__(64, 1)
   if (kCluster > 1) ClusterSync();  // no CTA leaves while a peer may still signal it
 }
 
-template <int kCluster, int kStages>
+template <int kCluster, int kStages, int kR = 32, int kProducers = 1>
 bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* name,
          const CUtensorMap* map, bool map_used) {
   const int grid = sms / kCluster * kCluster;
   const int iters = 4000;
-  const int smem = kStages * kStageBytes + 16 * kStages;
-  auto kernel = StreamStages<kCluster, kStages>;
+  const int smem = kStages * StageBytes(kR) + 16 * kStages;
+  auto kernel = StreamStages<kCluster, kStages, kR, kProducers>;
   MICRO_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(64);
+  cfg.blockDim = dim3(96);
   cfg.dynamicSmemBytes = smem;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -188,7 +194,7 @@ bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* na
   MICRO_CHECK(cudaEventCreate(&e0));
   MICRO_CHECK(cudaEventCreate(&e1));
   float best = 1e30f;
-  const size_t buf_stages = buf_bytes / kStageBytes;
+  const size_t buf_stages = buf_bytes / StageBytes(kR);
   for (int rep = 0; rep < 6; ++rep) {  // the first launch warms the L2
     MICRO_CHECK(cudaEventRecord(e0));
     MICRO_CHECK(cudaLaunchKernelEx(&cfg, kernel, buf, buf_stages, mode, iters, *map,
@@ -201,10 +207,10 @@ bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* na
   }
   MICRO_CHECK(cudaEventDestroy(e0));
   MICRO_CHECK(cudaEventDestroy(e1));
-  const double landed = static_cast<double>(grid) * iters * kStageBytes;
-  std::printf("%-6s %-8s cluster %d stages %d buffer %5.1f MB: %8.3f ms  landed %6.2f TB/s  "
-              "from L2 %6.2f TB/s  per SM %5.1f GB/s\n",
-              map_used ? "tensor" : "bulk", name, kCluster, kStages, buf_bytes / 1048576.0, best, landed / best / 1e9,
+  const double landed = static_cast<double>(grid) * iters * StageBytes(kR);
+  std::printf("%-6s box rows %d producers %d %-8s cluster %d stages %d buffer %5.1f MB: %8.3f ms  landed "
+              "%6.2f TB/s  from L2 %6.2f TB/s  per SM %5.1f GB/s\n",
+              map_used ? "tensor" : "bulk", kR, kProducers, name, kCluster, kStages, buf_bytes / 1048576.0, best, landed / best / 1e9,
               landed / kCluster / best / 1e9, landed / grid / best / 1e6);
   return true;
 }
@@ -227,36 +233,53 @@ bool Main() {
     return false;
   }
   const char* names[] = {"distinct", "same", "same32", "stagger"};
-  for (size_t mb : {4, 16}) {
-    const size_t bytes = mb << 20;
-    uint8_t* buf = nullptr;
-    MICRO_CHECK(cudaMalloc(&buf, bytes));
-    MICRO_CHECK(cudaMemset(buf, 0x3c, bytes));
-    CUtensorMap map = {};
+  const size_t bytes = size_t{16} << 20;
+  uint8_t* buf = nullptr;
+  MICRO_CHECK(cudaMalloc(&buf, bytes));
+  MICRO_CHECK(cudaMemset(buf, 0x3c, bytes));
+  CUtensorMap map32 = {}, map64 = {};
+  for (int r : {32, 64}) {
     const cuuint64_t dims[2] = {kCols, bytes / (2 * kCols)};
     const cuuint64_t strides[1] = {2 * kCols};
-    const cuuint32_t box[2] = {64, kBoxRows};
+    const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(r)};
     const cuuint32_t elem[2] = {1, 1};
-    if (reinterpret_cast<EncodeFn>(fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, dims,
-                                       strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+    if (reinterpret_cast<EncodeFn>(fn)(r == 32 ? &map32 : &map64, CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                       2, buf, dims, strides, box, elem,
+                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
       std::printf("tensor map encode failed\n");
       return false;
     }
-    for (bool m : {false, true}) {
-      for (int mode = 0; mode < 4; ++mode) {
-        if (!Run<1, 4>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
-        if (!Run<1, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
-      }
-      for (int mode = 1; mode < 4; ++mode) {
-        if (!Run<2, 4>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
-        if (!Run<2, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
-        if (!Run<4, 8>(buf, bytes, mode, sms, names[mode], &map, m)) return false;
-      }
-    }
-    MICRO_CHECK(cudaFree(buf));
   }
+  // 1D bulk copies, 16 KB stages.
+  for (int mode = 0; mode < 2; ++mode) {
+    if (!Run<1, 4>(buf, bytes, mode, sms, names[mode], &map32, false)) return false;
+  }
+  if (!Run<2, 4>(buf, bytes, kSame, sms, names[kSame], &map32, false)) return false;
+  // 2D boxes of 32 rows (16 KB stages, the 64-token stage).
+  for (int mode = 0; mode < 4; ++mode) {
+    if (!Run<1, 4>(buf, bytes, mode, sms, names[mode], &map32, true)) return false;
+  }
+  for (int mode = 1; mode < 3; ++mode) {
+    if (!Run<2, 4>(buf, bytes, mode, sms, names[mode], &map32, true)) return false;
+    if (!Run<4, 8>(buf, bytes, mode, sms, names[mode], &map32, true)) return false;
+  }
+  // The same boxes from two producer threads (two warps).
+  for (int mode = 0; mode < 2; ++mode) {
+    if (!Run<1, 4, 32, 2>(buf, bytes, mode, sms, names[mode], &map32, true)) return false;
+    if (!Run<1, 8, 32, 2>(buf, bytes, mode, sms, names[mode], &map32, true)) return false;
+  }
+  // 2D boxes of 64 rows (32 KB stages, the 128-token stage).
+  for (int mode = 0; mode < 3; ++mode) {
+    if (!Run<1, 4, 64>(buf, bytes, mode, sms, names[mode], &map64, true)) return false;
+  }
+  if (!Run<1, 4, 64, 2>(buf, bytes, kDistinct, sms, names[kDistinct], &map64, true)) return false;
+  for (int mode = 1; mode < 3; ++mode) {
+    if (!Run<2, 4, 64>(buf, bytes, mode, sms, names[mode], &map64, true)) return false;
+    if (!Run<4, 4, 64>(buf, bytes, mode, sms, names[mode], &map64, true)) return false;
+  }
+  MICRO_CHECK(cudaFree(buf));
   return true;
 }
 
