@@ -21,7 +21,9 @@
 #ifndef ENCORE_SM90_CONSUMER_WGS
 // Consumer warpgroups per CTA, one 64-row weight strip each (narrow build): 2 (default), a CTA of
 // 384 threads with 128 x <= 256 tiles; 3 (the manual build _wg3), 512 threads with 192 x <= 192
-// tiles (the consumers get 152 registers instead of 208, so fewer accumulators). Run 66
+// tiles (the consumers get 152 registers instead of 208, so fewer accumulators); 4 (the manual
+// build _wg4), 640 threads with 256 x <= 128 tiles (112 registers a consumer: 64 accumulators;
+// 4 raw stages to fit the shared memory). Run 66
 // (benchmarks/micro/decode_ceiling.cu strips): in the micro-benchmark a third warpgroup runs the
 // loop 10-25% faster at widths 64-192. Run 67, the real kernel (steady family, per weight row):
 // +5..7% at widths 64-128, -1.5% at 160-192; and 192-row tiles fill the SMs worse: GPU MODE
@@ -34,7 +36,7 @@
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
 #define ENCORE_SM90_MAX_TOKEN_ROWS \
-  (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 256))
+  (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 2 ? 256 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 128)))
 #endif
 #if ENCORE_SM90_WIDE_N && ENCORE_SM90_CONSUMER_WGS != 2
 #error "the wide build has two consumer warpgroups"
@@ -53,8 +55,11 @@ namespace encore::gemm::sm90 {
 // 105-107 vs 109 us packed, one_tile 19.3).
 // ENCORE_SM90_STREAM_K_PREPASS: stream-K plans may read pre-pass tokens (narrow default; the wide
 // build's instantiation spilled 56 bytes before the one-call-site walk and is not re-measured).
+// Not in the wide build: StreamKReduce moves each consumer thread's first nw / 2 accumulators,
+// where the wide build keeps its second strip at acc[64..] (run 81: the wide kernel test failed its
+// four stream-K tests, in kernel and with the pre-pass; its ptxas frames are 0 bytes either way).
 #ifndef ENCORE_SM90_STREAM_K
-#define ENCORE_SM90_STREAM_K 1
+#define ENCORE_SM90_STREAM_K (ENCORE_SM90_WIDE_N ? 0 : 1)
 #endif
 #ifndef ENCORE_SM90_STREAM_K_PREPASS
 #define ENCORE_SM90_STREAM_K_PREPASS (ENCORE_SM90_WIDE_N ? 0 : 1)
@@ -129,7 +134,7 @@ struct Pipeline {
   // NOTES: with the pre-pass a raw stage is 18 KB, so the weight stream (from HBM, the long
   // latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was just
   // written) and are fed by their own producer warp, so neither stream waits for the other.
-  static constexpr int kRawStages = kPrepass ? 6 : 3;
+  static constexpr int kRawStages = kPrepass ? (TileShape::kConsumerWgs == 4 ? 4 : 6) : 3;
   static constexpr int kTokStages =
       ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : (kPrepass ? 512 / TileShape::kMaxBlockM : 2);
   static constexpr int kRawStageBytes =
