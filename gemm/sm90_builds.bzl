@@ -8,6 +8,9 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
+# _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
+# default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
+# width 64).
 # (No build for ncu's source view: every build passes -lineinfo, tools/cuda.bzl; run 78 used the
 # default one.) Flags other than -D reach nvcc only, not the runner.
 # The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
@@ -26,6 +29,7 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
     ]),
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
+    ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
@@ -41,7 +45,7 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3"]
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 

@@ -16,7 +16,7 @@
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
 //                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
-//   warpgroups 1..kConsumerWgs (2, or 3 with ENCORE_SM90_CONSUMER_WGS=3): weight dequant + wgmma +
+//   warpgroups 1..kConsumerWgs (2, or 3 / 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant + wgmma +
 //                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
 //                  the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
@@ -58,8 +58,11 @@ enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
 // producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever (512
 // threads: 128 each, producer + 3 x consumer <= 512).
-inline constexpr uint32_t kProducerRegs = TileShape::kConsumerWgs == 2 ? 80 : 56;
-inline constexpr uint32_t kConsumerRegs = TileShape::kConsumerWgs == 2 ? 208 : 152;
+// (640 threads, _wg4: 96 each at launch, producer 32 + 4 x consumer 112 = 480.)
+inline constexpr uint32_t kProducerRegs =
+    TileShape::kConsumerWgs == 2 ? 80 : (TileShape::kConsumerWgs == 3 ? 56 : 64);
+inline constexpr uint32_t kConsumerRegs =
+    TileShape::kConsumerWgs == 2 ? 208 : (TileShape::kConsumerWgs == 3 ? 152 : 104);
 static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
                   (1 + TileShape::kConsumerWgs) * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
