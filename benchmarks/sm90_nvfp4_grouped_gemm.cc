@@ -237,6 +237,7 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
   std::printf("== %s: %u stamps%s\n%s", name.c_str(), back.count,
               back.count > kCapacity ? " (log full: some dropped)" : "",
               benchmarks::FormatTimeline(benchmarks::BuildTimeline(recs)).c_str());
+  std::printf("%s", benchmarks::FormatCtaProfile(benchmarks::BuildCtaProfile(recs)).c_str());
 }
 #endif
 

@@ -30,32 +30,53 @@ void Add(EventSpan& s, double us) {
   ++s.n;
 }
 
-// Assigns every record of one kernel (pre-pass or GEMM events) to its launch.
-void Assign(const std::vector<StampRecord>& recs, int entry_event, uint64_t t0,
-            std::vector<LaunchLine>* lines) {
+// The launch of every record of one kernel (pre-pass or GEMM events; -1: its entry record was
+// dropped, log full); *launches = how many launches the entries show.
+std::vector<int> LaunchIndex(const std::vector<StampRecord>& recs, int entry_event,
+                             size_t* launches) {
   // Entries per blockIdx in time order: the k-th is launch k.
   std::map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> entries;  // block -> (t, sm)
   for (const StampRecord& r : recs) {
     if (EventOf(r) == entry_event) entries[r.block].push_back({r.t, SmOf(r)});
   }
-  size_t launches = 0;
+  *launches = 0;
   for (auto& [block, v] : entries) {
     std::sort(v.begin(), v.end());
-    launches = std::max(launches, v.size());
+    *launches = std::max(*launches, v.size());
   }
-  lines->assign(launches, LaunchLine{});
-  for (const StampRecord& r : recs) {
+  std::vector<int> index(recs.size(), -1);
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const StampRecord& r = recs[i];
     const auto it = entries.find(r.block);
     if (it == entries.end()) continue;
-    int launch = -1;
     for (size_t k = 0; k < it->second.size(); ++k) {
       if (it->second[k].first <= r.t && it->second[k].second == SmOf(r)) {
-        launch = static_cast<int>(k);
+        index[i] = static_cast<int>(k);
       }
     }
-    if (launch < 0) continue;  // its entry record was dropped (log full)
-    Add((*lines)[launch].ev[EventOf(r)], (r.t - t0) * 1e-3);
   }
+  return index;
+}
+
+// Assigns every record of one kernel to its launch.
+void Assign(const std::vector<StampRecord>& recs, int entry_event, uint64_t t0,
+            std::vector<LaunchLine>* lines) {
+  size_t launches = 0;
+  const std::vector<int> index = LaunchIndex(recs, entry_event, &launches);
+  lines->assign(launches, LaunchLine{});
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (index[i] >= 0) Add((*lines)[index[i]].ev[EventOf(recs[i])], (recs[i].t - t0) * 1e-3);
+  }
+}
+
+Spread SpreadOf(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min_us = v.front();
+  s.median_us = v[v.size() / 2];
+  s.max_us = v.back();
+  return s;
 }
 
 std::string Span(const EventSpan& s) {
@@ -140,6 +161,95 @@ std::string FormatTimeline(const Timeline& tl) {
           static_cast<int>(call.size()), Median(prev_end_to_pre), Median(pre_span),
           Median(pre_done_to_waited), Median(prev_end_to_gemm_entry), Median(waited_to_start),
           Median(loop), Median(epilogue_last), Median(call)));
+  return out;
+}
+
+std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records) {
+  std::vector<StampRecord> gemm;
+  for (const StampRecord& r : records) {
+    const int e = EventOf(r);
+    if (e < kEvents && !IsPrepass(e)) gemm.push_back(r);
+  }
+  size_t launches = 0;
+  const std::vector<int> index =
+      LaunchIndex(gemm, static_cast<int>(StampEvent::kGemmEntry), &launches);
+  // (launch, block) -> that CTA's records in time order.
+  std::map<std::pair<int, uint32_t>, std::vector<std::pair<uint64_t, int>>> ctas;
+  std::vector<uint64_t> origin(launches, UINT64_MAX), entry(launches, UINT64_MAX);
+  for (size_t i = 0; i < gemm.size(); ++i) {
+    const int k = index[i];
+    if (k < 0) continue;
+    const int e = EventOf(gemm[i]);
+    ctas[{k, gemm[i].block}].push_back({gemm[i].t, e});
+    if (e == static_cast<int>(StampEvent::kGemmWaited)) origin[k] = std::min(origin[k], gemm[i].t);
+    if (e == static_cast<int>(StampEvent::kGemmEntry)) entry[k] = std::min(entry[k], gemm[i].t);
+  }
+  std::vector<std::vector<double>> start(launches), end(launches), loop(launches), tail(launches);
+  for (auto& [key, v] : ctas) {
+    const int k = key.first;
+    const uint64_t t0 = origin[k] != UINT64_MAX ? origin[k] : entry[k];
+    std::sort(v.begin(), v.end());
+    bool started = false;
+    uint64_t tile_start = 0, loop_end = 0, last = 0;
+    double first_start = -1, loops = 0, tails = 0;
+    for (const auto& [t, e] : v) {
+      if (e == static_cast<int>(StampEvent::kTileStart)) {
+        tile_start = t;
+        started = true;
+        if (first_start < 0) first_start = (static_cast<double>(t) - t0) * 1e-3;
+      } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
+        loops += (t - tile_start) * 1e-3;
+        loop_end = t;
+        last = std::max(last, t);
+      } else if (e == static_cast<int>(StampEvent::kTileEnd) && loop_end != 0) {
+        tails += (t - loop_end) * 1e-3;
+        last = std::max(last, t);
+      }
+    }
+    if (first_start < 0) continue;  // a CTA without tiles
+    start[k].push_back(first_start);
+    end[k].push_back((static_cast<double>(last) - t0) * 1e-3);
+    loop[k].push_back(loops);
+    tail[k].push_back(tails);
+  }
+  std::vector<CtaProfile> out(launches);
+  for (size_t k = 0; k < launches; ++k) {
+    out[k].ctas = static_cast<int>(start[k].size());
+    out[k].start = SpreadOf(start[k]);
+    out[k].end = SpreadOf(end[k]);
+    out[k].loop = SpreadOf(loop[k]);
+    out[k].tail = SpreadOf(tail[k]);
+  }
+  return out;
+}
+
+std::string FormatCtaProfile(const std::vector<CtaProfile>& launches) {
+  if (launches.size() < 2) return "CTA profile: fewer than two launches\n";
+  // Each statistic's median over launches 1.. (launch 0 follows the L2 flush).
+  auto med = [&](auto field) {
+    std::vector<double> v;
+    for (size_t k = 1; k < launches.size(); ++k) v.push_back(field(launches[k]));
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::string out;
+  absl::StrAppend(
+      &out,
+      absl::StrFormat("CTA profile, medians over launches 1..%d (us from the launch's first "
+                      "GEMM-waited stamp; min / median / max over its %.0f CTAs with tiles):\n",
+                      static_cast<int>(launches.size()) - 1,
+                      med([](const CtaProfile& p) { return static_cast<double>(p.ctas); })));
+  auto line = [&](const char* name, Spread CtaProfile::*f) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %-44s %8.2f %8.2f %8.2f\n", name,
+                                    med([&](const CtaProfile& p) { return (p.*f).min_us; }),
+                                    med([&](const CtaProfile& p) { return (p.*f).median_us; }),
+                                    med([&](const CtaProfile& p) { return (p.*f).max_us; })));
+  };
+  line("first tile start", &CtaProfile::start);
+  line("last tile end", &CtaProfile::end);
+  line("sum of main loops (tile start -> loop end)", &CtaProfile::loop);
+  line("sum of loop end -> tile end (epilogue, reduce)", &CtaProfile::tail);
   return out;
 }
 

@@ -42,6 +42,22 @@ Timeline BuildTimeline(const std::vector<gemm::sm90::StampRecord>& records);
 // medians over the calls after the first of the gaps between them.
 std::string FormatTimeline(const Timeline& timeline);
 
+// Where each GEMM CTA's time goes, per launch: the spread over its CTAs of when the first tile
+// started and the last ended (us from the launch's first GEMM-waited stamp, else its first entry),
+// of the summed main loops and of the summed loop-end -> tile-end times (epilogue; for stream-K's
+// last piece also the reduction). A CTA whose range ends in a split tile it does not finish has a
+// loop end without a tile end: its last stamp is that loop end.
+struct Spread {
+  double min_us = 0, median_us = 0, max_us = 0;
+};
+struct CtaProfile {
+  int ctas = 0;  // CTAs with at least one tile
+  Spread start, end, loop, tail;
+};
+std::vector<CtaProfile> BuildCtaProfile(const std::vector<gemm::sm90::StampRecord>& records);
+// Each statistic's median over launches 1.. (launch 0 follows the L2 flush).
+std::string FormatCtaProfile(const std::vector<CtaProfile>& launches);
+
 }  // namespace encore::benchmarks
 
 #endif  // ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_

@@ -59,10 +59,50 @@ TEST(StampTimelineTest, AssignsEveryStampToItsLaunch) {
   EXPECT_NE(text.find("pre-pass done -> GEMM waited 0.40"), std::string::npos) << text;
 }
 
+// Two launches of a GEMM with two CTAs: CTA 0 runs two tiles, CTA 1 one tile and then a stream-K
+// piece it does not finish (a loop end without a tile end).
+TEST(StampTimelineTest, CtaProfileSumsEachCtasLoopsAndTails) {
+  std::vector<StampRecord> recs;
+  for (uint64_t base : {0ull, 100000ull}) {  // launch 0, then launch 1 100 us later
+    auto at = [&](uint64_t us) { return base + us * 1000; };
+    recs.push_back(R(at(0), StampEvent::kGemmEntry, 0, 0));
+    recs.push_back(R(at(1), StampEvent::kGemmWaited, 0, 0));
+    recs.push_back(R(at(2), StampEvent::kTileStart, 0, 0));
+    recs.push_back(R(at(12), StampEvent::kTileLoopEnd, 0, 0));
+    recs.push_back(R(at(13), StampEvent::kTileEnd, 0, 0));
+    recs.push_back(R(at(13), StampEvent::kTileStart, 0, 0));
+    recs.push_back(R(at(33), StampEvent::kTileLoopEnd, 0, 0));
+    recs.push_back(R(at(35), StampEvent::kTileEnd, 0, 0));
+    recs.push_back(R(at(0), StampEvent::kGemmEntry, 1, 1));
+    recs.push_back(R(at(3), StampEvent::kTileStart, 1, 1));
+    recs.push_back(R(at(23), StampEvent::kTileLoopEnd, 1, 1));
+    recs.push_back(R(at(24), StampEvent::kTileEnd, 1, 1));
+    recs.push_back(R(at(24), StampEvent::kTileStart, 1, 1));
+    recs.push_back(R(at(30), StampEvent::kTileLoopEnd, 1, 1));
+  }
+  const std::vector<CtaProfile> p = BuildCtaProfile(recs);
+  ASSERT_EQ(p.size(), 2u);
+  for (const CtaProfile& l : p) {
+    EXPECT_EQ(l.ctas, 2);
+    EXPECT_DOUBLE_EQ(l.start.min_us, 1.0);  // from the first GEMM-waited stamp (1 us)
+    EXPECT_DOUBLE_EQ(l.start.max_us, 2.0);
+    EXPECT_DOUBLE_EQ(l.end.min_us, 29.0);  // CTA 1's last stamp: its piece's loop end
+    EXPECT_DOUBLE_EQ(l.end.max_us, 34.0);
+    EXPECT_DOUBLE_EQ(l.loop.min_us, 26.0);  // CTA 1: 20 + 6
+    EXPECT_DOUBLE_EQ(l.loop.max_us, 30.0);  // CTA 0: 10 + 20
+    EXPECT_DOUBLE_EQ(l.tail.min_us, 1.0);
+    EXPECT_DOUBLE_EQ(l.tail.max_us, 3.0);
+  }
+  const std::string text = FormatCtaProfile(p);
+  EXPECT_NE(text.find("over its 2 CTAs"), std::string::npos) << text;
+  EXPECT_NE(text.find("sum of main loops"), std::string::npos) << text;
+}
+
 TEST(StampTimelineTest, EmptyLogGivesNoLaunches) {
   const Timeline tl = BuildTimeline({});
   EXPECT_TRUE(tl.pre.empty());
   EXPECT_TRUE(tl.gemm.empty());
+  EXPECT_TRUE(BuildCtaProfile({}).empty());
 }
 
 }  // namespace
