@@ -128,7 +128,7 @@ enum class TokenSource : int {
 // The kernel's pipelines per token source. Shared memory, in order, every stage 1024-byte
 // aligned: raw stages | fp16 token stages | epilogue staging | barriers.
 template <TokenSource kSource>
-struct PipelineStages {
+struct Pipeline {
   static constexpr bool kPrepass = kSource == TokenSource::kPrepass;
   // Raw stages: packed e2m1 weights + weight scales (+ packed tokens + token scales in kernel).
   // NOTES: with the pre-pass a raw stage is 18 KB, so the weight stream (from HBM, the long
@@ -140,25 +140,11 @@ struct PipelineStages {
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
       (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
-  // With one epilogue staging buffer per consumer warpgroup.
-  static constexpr int kOneStagingBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
-                                          kTokStages * TileShape::kTokStageBytes +
-                                          TileShape::kEpilogueBytes + TileShape::kBarrierBytes;
+  static constexpr int kSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
+                                    kTokStages * TileShape::kTokStageBytes +
+                                    TileShape::kEpilogueBytes +
+                                    TileShape::kBarrierBytes;
   static_assert(kRawStageBytes % 1024 == 0, "stages must stay 1024-byte aligned");
-};
-template <TokenSource kSource>
-struct Pipeline : PipelineStages<kSource> {
-  using Base = PipelineStages<kSource>;
-  // Epilogue staging buffers per consumer warpgroup: 2 where they fit within the in-kernel
-  // pipeline's footprint (which the runner already requires of the device), so consecutive
-  // 32-token chunks alternate and a chunk costs one named barrier instead of two; else 1.
-  static constexpr int kEpilogueBuffers =
-      !Base::kPrepass || Base::kOneStagingBytes + TileShape::kEpilogueBytes >
-                             PipelineStages<TokenSource::kInKernel>::kOneStagingBytes
-          ? 1
-          : 2;
-  static constexpr int kSmemBytes =
-      Base::kOneStagingBytes + (kEpilogueBuffers - 1) * TileShape::kEpilogueBytes;
 };
 // The larger of the two (what a runner must be allowed to use).
 inline constexpr int kMaxSmemBytes =

@@ -1,6 +1,5 @@
 // The sm90 kernel's epilogue: a consumer warpgroup's fp32 accumulators -> fp16 C through shared
-// memory (stmatrix, 32 tokens per pass, two staging buffers in turn where the pipeline has room),
-// 16-byte coalesced stores masked to the valid rows/columns.
+// memory (stmatrix, 32 tokens per pass), 16-byte coalesced stores masked to the valid rows/columns.
 //
 // Example (inside the kernel, after ConsumerTile):
 //   EpilogueTile<kSrc>(gi, tc, sm, cw, ct, acc);
@@ -29,23 +28,15 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
       (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
       (ENCORE_SM90_TOKEN_ONE_MUL && kSrc == TokenSource::kInKernel ? 128.0f : 1.0f);
   const int lane = ct & 31;
+  uint16_t* stage = sm.Epi() + cw * T::kEpilogueRows * T::kEpiloguePitch;
+  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
-  // NOTES: with two staging buffers, chunk q is staged in buffer q % 2 and needs one barrier
-  // (stmatrix -> barrier -> copy-out): buffer q % 2 was last read by chunk q - 2's copy-out, which
-  // every thread finished before arriving at chunk q - 1's barrier. A barrier at the end keeps the
-  // next tile's chunk 0 off a buffer that slower threads may still be copying out of.
-  constexpr int kBufs = Pipeline<kSrc>::kEpilogueBuffers;
-  int q = 0;  // chunks staged so far
 #pragma unroll
   for (int sj = 0; sj < T::kStrips; ++sj) {
     const int col0 = tc.n0 + (cw * T::kStrips + sj) * 64;
 #pragma unroll
     for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
       if (ch * T::kEpilogueRows < tc.nw) {
-        const int buf = kBufs == 2 ? ((T::kStrips == 1 ? ch : q) & 1) : 0;  // 1 strip: q == ch
-        ++q;
-        uint16_t* stage = sm.Epi(buf) + cw * T::kEpilogueRows * T::kEpiloguePitch;
-        const uint32_t stage_s = sm.EpiAddr(buf) + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
         // n8 blocks j, j + 1 of this chunk: four 8x8 matrices (weight rows 16 warp + 0..7 and
         // + 8..15 of each), stored transposed (token rows of 8 weights, 16 bytes). Run 36: -2% on
         // GPU MODE shape 1 against one 2-byte store per value (one_tile +2%, decode8 +1%).
@@ -72,11 +63,10 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
                 *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
           }
         }
-        if (kBufs == 1) NamedBarrierSync(1 + cw, 128);
+        NamedBarrierSync(1 + cw, 128);
       }
     }
   }
-  if (kBufs == 2) NamedBarrierSync(1 + cw, 128);
 }
 
 }  // namespace encore::gemm::sm90

@@ -22,8 +22,7 @@ struct SmemLayout {
   using T = TileShape;
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
-  static constexpr uint32_t kRawFull =
-      kEpi + P::kEpilogueBuffers * T::kEpilogueBytes;                  // inputs_arrived
+  static constexpr uint32_t kRawFull = kEpi + T::kEpilogueBytes;  // inputs_arrived
   static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
   static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
   static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
@@ -47,12 +46,9 @@ struct SmemLayout {
   // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
   __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
   __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
-  // Staging buffer b (< P::kEpilogueBuffers) of warpgroup cw at Epi(b) + cw x (rows x pitch)
-  // halves.
-  __device__ uint16_t* Epi(int b) const {
-    return reinterpret_cast<uint16_t*>(base + kEpi + b * T::kEpilogueBytes);
-  }
-  __device__ uint32_t EpiAddr(int b) const { return s + kEpi + b * T::kEpilogueBytes; }
+  // Staging buffer of warpgroup cw at Epi() + cw x (rows x pitch) halves.
+  __device__ uint16_t* Epi() const { return reinterpret_cast<uint16_t*>(base + kEpi); }
+  __device__ uint32_t EpiAddr() const { return s + kEpi; }
   __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }
 };
 
