@@ -9,8 +9,8 @@
 //   stagger   the same stages as `same`, but CTA b starts 13 b stages further on;
 // and the same-data modes again with clusters of 2 or 4 CTAs, each CTA loading 1/c of a stage
 // with .multicast::cluster into every CTA of its cluster (one L2 read per cluster; the consumer
-// releases a stage to every producer of its cluster, one lane per CTA). Reported: TB/s landed in shared memory
-// (all CTAs) and TB/s read from L2, best of 5 launches.
+// releases a stage to every producer of its cluster, one lane per CTA). Reported: TB/s landed in
+// shared memory (all CTAs) and TB/s read from L2, best of 5 launches.
 //
 // Example (on the device; no GPU needed to build):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o l2_token_reads \
@@ -171,6 +171,27 @@ __global__ void __launch_bounds__(96, 1)
   if (kCluster > 1) ClusterSync();  // no CTA leaves while a peer may still signal it
 }
 
+// The fastest of launches 1..5 of `launch` (launch 0 warms the L2), in ms between two events.
+template <typename Launch>
+bool BestOfFive(Launch launch, float* best) {
+  cudaEvent_t e0, e1;
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
+  *best = 1e30f;
+  for (int rep = 0; rep < 6; ++rep) {
+    MICRO_CHECK(cudaEventRecord(e0));
+    MICRO_CHECK(launch());
+    MICRO_CHECK(cudaEventRecord(e1));
+    MICRO_CHECK(cudaEventSynchronize(e1));
+    float ms = 0.f;
+    MICRO_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (rep > 0 && ms < *best) *best = ms;
+  }
+  MICRO_CHECK(cudaEventDestroy(e0));
+  MICRO_CHECK(cudaEventDestroy(e1));
+  return true;
+}
+
 template <int kCluster, int kStages, int kR = 32, int kProducers = 1>
 bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* name,
          const CUtensorMap* map, bool map_used) {
@@ -190,41 +211,35 @@ bool Run(const uint8_t* buf, size_t buf_bytes, int mode, int sms, const char* na
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  cudaEvent_t e0, e1;
-  MICRO_CHECK(cudaEventCreate(&e0));
-  MICRO_CHECK(cudaEventCreate(&e1));
-  float best = 1e30f;
   const size_t buf_stages = buf_bytes / StageBytes(kR);
-  for (int rep = 0; rep < 6; ++rep) {  // the first launch warms the L2
-    MICRO_CHECK(cudaEventRecord(e0));
-    MICRO_CHECK(cudaLaunchKernelEx(&cfg, kernel, buf, buf_stages, mode, iters, *map,
-                                   map_used ? 1 : 0));
-    MICRO_CHECK(cudaEventRecord(e1));
-    MICRO_CHECK(cudaEventSynchronize(e1));
-    float ms = 0.f;
-    MICRO_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (rep > 0 && ms < best) best = ms;
+  float best = 0.f;
+  if (!BestOfFive(
+          [&] {
+            return cudaLaunchKernelEx(&cfg, kernel, buf, buf_stages, mode, iters, *map,
+                                      map_used ? 1 : 0);
+          },
+          &best)) {
+    return false;
   }
-  MICRO_CHECK(cudaEventDestroy(e0));
-  MICRO_CHECK(cudaEventDestroy(e1));
   const double landed = static_cast<double>(grid) * iters * StageBytes(kR);
-  std::printf("%-6s box rows %d producers %d %-8s cluster %d stages %d buffer %5.1f MB: %8.3f ms  landed "
-              "%6.2f TB/s  from L2 %6.2f TB/s  per SM %5.1f GB/s\n",
-              map_used ? "tensor" : "bulk", kR, kProducers, name, kCluster, kStages, buf_bytes / 1048576.0, best, landed / best / 1e9,
-              landed / kCluster / best / 1e9, landed / grid / best / 1e6);
+  std::printf(
+      "%-6s box rows %d producers %d %-8s cluster %d stages %d buffer %5.1f MB: %8.3f ms  landed "
+      "%6.2f TB/s  from L2 %6.2f TB/s  per SM %5.1f GB/s\n",
+      map_used ? "tensor" : "bulk", kR, kProducers, name, kCluster, kStages, buf_bytes / 1048576.0,
+      best, landed / best / 1e9, landed / kCluster / best / 1e9, landed / grid / best / 1e6);
   return true;
 }
 
 // The GEMM's TMA operations per 128-k block without its math (TokenSource::kPrepass): the weight
-// producer (warp 0) loads the packed weight box {64 bytes, 128 rows} and the 1 KB weight-scale block
-// into a raw stage, the token producer (warp 2) the two fp16 token boxes {64 halves, kRows rows}
-// into a token stage; one consumer warp waits for both and releases them (kRawStages 6 and 2
+// producer (warp 0) loads the packed weight box {64 bytes, 128 rows} and the 1 KB weight-scale
+// block into a raw stage, the token producer (warp 2) the two fp16 token boxes {64 halves, kRows
+// rows} into a token stage; one consumer warp waits for both and releases them (kRawStages 6 and 2
 // token stages, as the kernel). Reported: us per k-block per SM, the floor the TMA traffic alone
 // puts under the kernel's k loop (steady: ~0.49 us at width 64, ~0.65 at 128).
 template <int kRows>
 __global__ void __launch_bounds__(96, 1)
-    GemmMix(const uint8_t* buf, size_t buf_bytes, int iters, const __grid_constant__ CUtensorMap tok,
-            const __grid_constant__ CUtensorMap wgt) {
+    GemmMix(const uint8_t* buf, size_t buf_bytes, int iters,
+            const __grid_constant__ CUtensorMap tok, const __grid_constant__ CUtensorMap wgt) {
   constexpr int kRaw = 6, kTok = 2, kRawBytes = 8192 + 1024, kTokBytes = 2 * kRows * 128;
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = SmemAddr(smem);
@@ -249,8 +264,9 @@ __global__ void __launch_bounds__(96, 1)
       MbarArriveExpectTx(raw_full(s), kRawBytes);
       TmaLoad2D(base + s * kRawBytes, &wgt, raw_full(s), (i % 128) * 64, (b * 128) % 1920,
                 PolicyEvictFirst());
-      BulkLoad(base + s * kRawBytes + 8192, buf + ((static_cast<size_t>(b) * iters + i) % sf_blocks) * 1024,
-               1024, raw_full(s), PolicyEvictFirst());
+      BulkLoad(base + s * kRawBytes + 8192,
+               buf + ((static_cast<size_t>(b) * iters + i) % sf_blocks) * 1024, 1024, raw_full(s),
+               PolicyEvictFirst());
     }
   } else if (threadIdx.x == 64) {  // tokens: every CTA the same rows (one group), k advancing
     for (int i = 0; i < iters; ++i) {
@@ -282,22 +298,15 @@ bool RunGemmMix(const uint8_t* buf, size_t bytes, int sms, const CUtensorMap* to
   const int smem = 6 * (8192 + 1024) + 2 * 2 * kRows * 128 + 8 * 16;
   auto kernel = GemmMix<kRows>;
   MICRO_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  cudaEvent_t e0, e1;
-  MICRO_CHECK(cudaEventCreate(&e0));
-  MICRO_CHECK(cudaEventCreate(&e1));
-  float best = 1e30f;
-  for (int rep = 0; rep < 6; ++rep) {
-    MICRO_CHECK(cudaEventRecord(e0));
-    kernel<<<sms, 96, smem>>>(buf, bytes, iters, *tok, *wgt);
-    MICRO_CHECK(cudaGetLastError());
-    MICRO_CHECK(cudaEventRecord(e1));
-    MICRO_CHECK(cudaEventSynchronize(e1));
-    float ms = 0.f;
-    MICRO_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (rep > 0 && ms < best) best = ms;
+  float best = 0.f;
+  if (!BestOfFive(
+          [&] {
+            kernel<<<sms, 96, smem>>>(buf, bytes, iters, *tok, *wgt);
+            return cudaGetLastError();
+          },
+          &best)) {
+    return false;
   }
-  MICRO_CHECK(cudaEventDestroy(e0));
-  MICRO_CHECK(cudaEventDestroy(e1));
   const double per_kb_bytes = 8192 + 1024 + 2.0 * kRows * 128;
   std::printf("gemm mix, token tile %3d rows: %.3f us per k-block per SM (%.1f GB/s per SM)\n",
               kRows, best * 1e3 / iters, per_kb_bytes * iters / (best * 1e-3) / 1e9);
@@ -309,10 +318,10 @@ bool Main() {
   if (!micro::DeviceInfo(&prop)) return false;
   const int sms = prop.multiProcessorCount;
   std::printf("L2 %d MB\n", prop.l2CacheSize >> 20);
-  using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  using EncodeFn =
+      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found;
   MICRO_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,

@@ -10,7 +10,7 @@
 // and what a partial change costs: the graph cache's rebind changes pointers, not the tables).
 //
 // Example (on the device; no GPU needed to build):
-//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -o node_patch \
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o node_patch \
 //     benchmarks/micro/node_patch.cu && ./node_patch
 #include <cuda_runtime.h>
 
@@ -18,14 +18,7 @@
 #include <cstdio>
 #include <cstring>
 
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
-      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e_));             \
-      return false;                                                           \
-    }                                                                         \
-  } while (0)
+#include "benchmarks/micro/micro_timing.cuh"
 
 namespace {
 
@@ -51,7 +44,7 @@ template <typename F>
 bool PerCall(cudaStream_t s, int n, F op, double* best) {
   *best = 1e30;
   for (int r = 0; r < 7; ++r) {
-    CHECK(cudaStreamSynchronize(s));
+    MICRO_CHECK(cudaStreamSynchronize(s));
     const double t0 = Now();
     for (int i = 0; i < n; ++i) {
       if (!op(i)) return false;
@@ -74,7 +67,8 @@ bool Sweep(cudaStream_t s, int* out) {
   for (int i = 0; i < 14 && i < (kBytes - 8) / 4; ++i) c.pad[i] = i + 1000;  // first 64 bytes
   constexpr int kWords = (kBytes - 8) / 4;
   d = a;
-  for (int i = kWords - 14 > 0 ? kWords - 14 : 0; i < kWords; ++i) d.pad[i] = i + 2000;  // last 64 B
+  for (int i = kWords - 14 > 0 ? kWords - 14 : 0; i < kWords; ++i)
+    d.pad[i] = i + 2000;  // last 64 B
   e = a;
   for (int i = 0; i < kWords; i += 128) e.pad[i] = i + 3000;  // one word per 512 bytes
   void* args_d[] = {&d};
@@ -94,58 +88,53 @@ bool Sweep(cudaStream_t s, int* out) {
   pd.kernelParams = args_d;
   pe.kernelParams = args_e;
   cudaGraph_t g;
-  CHECK(cudaGraphCreate(&g, 0));
+  MICRO_CHECK(cudaGraphCreate(&g, 0));
   cudaGraphNode_t node;
-  CHECK(cudaGraphAddKernelNode(&node, g, nullptr, 0, &pa));
+  MICRO_CHECK(cudaGraphAddKernelNode(&node, g, nullptr, 0, &pa));
   cudaGraphExec_t x;
-  CHECK(cudaGraphInstantiate(&x, g, 0));
-  CHECK(cudaGraphUpload(x, s));
+  MICRO_CHECK(cudaGraphInstantiate(&x, g, 0));
+  MICRO_CHECK(cudaGraphUpload(x, s));
   const int n = 256;  // calls per round: below the launch queue's depth
   double launch = 0, graph = 0, patch = 0, patch_launch = 0, same_launch = 0, head_launch = 0;
   double tail_launch = 0, sparse_launch = 0, head_idle = 0;
-  bool ok = PerCall(s, n, [&](int i) {
-    return cudaLaunchKernel(fn, dim3(1), dim3(32), (i & 1) ? args_b : args_a, 0, s) ==
-           cudaSuccess;
-  }, &launch);
-  ok = ok && PerCall(s, n, [&](int) { return cudaGraphLaunch(x, s) == cudaSuccess; }, &graph);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pb : &pa) == cudaSuccess;
-  }, &patch);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pb : &pa) == cudaSuccess &&
-           cudaGraphLaunch(x, s) == cudaSuccess;
-  }, &patch_launch);
-  ok = ok && PerCall(s, n, [&](int) {
-    return cudaGraphExecKernelNodeSetParams(x, node, &pa) == cudaSuccess &&
-           cudaGraphLaunch(x, s) == cudaSuccess;
-  }, &same_launch);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pc : &pa) == cudaSuccess &&
-           cudaGraphLaunch(x, s) == cudaSuccess;
-  }, &head_launch);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pd : &pa) == cudaSuccess &&
-           cudaGraphLaunch(x, s) == cudaSuccess;
-  }, &tail_launch);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pe : &pa) == cudaSuccess &&
-           cudaGraphLaunch(x, s) == cudaSuccess;
-  }, &sparse_launch);
-  ok = ok && PerCall(s, n, [&](int i) {
-    return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? &pc : &pa) == cudaSuccess;
-  }, &head_idle);
+  // Patches the node with `p` on even calls and `q` on odd ones (launching the exec after each
+  // when `launch`).
+  auto patches = [&](const cudaKernelNodeParams* p, const cudaKernelNodeParams* q, bool launch,
+                     double* out) {
+    return PerCall(
+        s, n,
+        [&](int i) {
+          return cudaGraphExecKernelNodeSetParams(x, node, (i & 1) ? q : p) == cudaSuccess &&
+                 (!launch || cudaGraphLaunch(x, s) == cudaSuccess);
+        },
+        out);
+  };
+  bool ok = PerCall(
+      s, n,
+      [&](int i) {
+        return cudaLaunchKernel(fn, dim3(1), dim3(32), (i & 1) ? args_b : args_a, 0, s) ==
+               cudaSuccess;
+      },
+      &launch);
+  ok = ok && PerCall(
+                 s, n, [&](int) { return cudaGraphLaunch(x, s) == cudaSuccess; }, &graph);
+  ok = ok && patches(&pa, &pb, false, &patch) && patches(&pa, &pb, true, &patch_launch) &&
+       patches(&pa, &pa, true, &same_launch) && patches(&pa, &pc, true, &head_launch) &&
+       patches(&pa, &pd, true, &tail_launch) && patches(&pa, &pe, true, &sparse_launch) &&
+       patches(&pa, &pc, false, &head_idle);
   if (!ok) {
     std::printf("a call failed at %d bytes: %s\n", kBytes, cudaGetErrorString(cudaGetLastError()));
     return false;
   }
-  CHECK(cudaStreamSynchronize(s));
-  CHECK(cudaGraphExecDestroy(x));
-  CHECK(cudaGraphDestroy(g));
-  std::printf("%6d B: launch %5.2f | graph launch %5.2f | idle patch %5.2f | patch+launch %5.2f |"
-              " same-values patch+launch %5.2f | first-64-B patch+launch %5.2f (idle patch %5.2f) |"
-              " last-64-B patch+launch %5.2f | a word per 512 B patch+launch %5.2f us\n",
-              kBytes, launch, graph, patch, patch_launch, same_launch, head_launch, head_idle,
-              tail_launch, sparse_launch);
+  MICRO_CHECK(cudaStreamSynchronize(s));
+  MICRO_CHECK(cudaGraphExecDestroy(x));
+  MICRO_CHECK(cudaGraphDestroy(g));
+  std::printf(
+      "%6d B: launch %5.2f | graph launch %5.2f | idle patch %5.2f | patch+launch %5.2f |"
+      " same-values patch+launch %5.2f | first-64-B patch+launch %5.2f (idle patch %5.2f) |"
+      " last-64-B patch+launch %5.2f | a word per 512 B patch+launch %5.2f us\n",
+      kBytes, launch, graph, patch, patch_launch, same_launch, head_launch, head_idle, tail_launch,
+      sparse_launch);
   return true;
 }
 
@@ -156,19 +145,19 @@ bool Main() {
     return false;
   }
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  MICRO_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   int* out = nullptr;
-  CHECK(cudaMalloc(&out, 4));
+  MICRO_CHECK(cudaMalloc(&out, 4));
   for (int pass = 0; pass < 2; ++pass) {  // the second pass shows the order does not matter
     std::printf("pass %d\n", pass);
-    if (!(Sweep<64>(s, out) && Sweep<512>(s, out) && Sweep<1024>(s, out) &&
-          Sweep<2048>(s, out) && Sweep<3072>(s, out) && Sweep<4096>(s, out) &&
-          Sweep<6656>(s, out) && Sweep<8192>(s, out) && Sweep<16384>(s, out))) {
+    if (!(Sweep<64>(s, out) && Sweep<512>(s, out) && Sweep<1024>(s, out) && Sweep<2048>(s, out) &&
+          Sweep<3072>(s, out) && Sweep<4096>(s, out) && Sweep<6656>(s, out) &&
+          Sweep<8192>(s, out) && Sweep<16384>(s, out))) {
       return false;
     }
   }
-  CHECK(cudaFree(out));
-  CHECK(cudaStreamDestroy(s));
+  MICRO_CHECK(cudaFree(out));
+  MICRO_CHECK(cudaStreamDestroy(s));
   return true;
 }
 
