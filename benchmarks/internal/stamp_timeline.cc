@@ -119,13 +119,12 @@ std::string FormatTimeline(const Timeline& tl) {
   for (size_t k = 0; k < calls; ++k) {
     const LaunchLine& p = k < tl.pre.size() ? tl.pre[k] : none;
     const LaunchLine& g = k < tl.gemm.size() ? tl.gemm[k] : none;
-    absl::StrAppend(&out, absl::StrFormat("%4d  ", k), Span(ev(p, StampEvent::kPrepassEntry)), " ",
-                    Span(ev(p, StampEvent::kPrepassWaited)), " ",
-                    Span(ev(p, StampEvent::kPrepassDone)), " | ",
-                    Span(ev(g, StampEvent::kGemmEntry)), " ", Span(ev(g, StampEvent::kGemmWaited)),
-                    " ", Span(ev(g, StampEvent::kTileStart)), " ",
-                    Span(ev(g, StampEvent::kTileLoopEnd)), " ", Span(ev(g, StampEvent::kTileEnd)),
-                    " ", Span(ev(g, StampEvent::kTrigger)), "\n");
+    absl::StrAppend(
+        &out, absl::StrFormat("%4d  ", k), Span(ev(p, StampEvent::kPrepassEntry)), " ",
+        Span(ev(p, StampEvent::kPrepassWaited)), " ", Span(ev(p, StampEvent::kPrepassDone)), " | ",
+        Span(ev(g, StampEvent::kGemmEntry)), " ", Span(ev(g, StampEvent::kGemmWaited)), " ",
+        Span(ev(g, StampEvent::kTileStart)), " ", Span(ev(g, StampEvent::kTileLoopEnd)), " ",
+        Span(ev(g, StampEvent::kTileEnd)), " ", Span(ev(g, StampEvent::kTrigger)), "\n");
   }
   // Gaps, medians over calls 1.. (call 0 follows the L2 flush).
   std::vector<double> prev_end_to_pre, pre_span, pre_done_to_waited, prev_end_to_gemm_entry,
@@ -185,6 +184,7 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     if (e == static_cast<int>(StampEvent::kGemmEntry)) entry[k] = std::min(entry[k], gemm[i].t);
   }
   std::vector<std::vector<double>> start(launches), end(launches), loop(launches), tail(launches);
+  std::vector<std::vector<CtaRecord>> records_of(launches);
   for (auto& [key, v] : ctas) {
     const int k = key.first;
     const uint64_t t0 = origin[k] != UINT64_MAX ? origin[k] : entry[k];
@@ -192,6 +192,8 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     bool started = false;
     uint64_t tile_start = 0, loop_end = 0, last = 0;
     double first_start = -1, loops = 0, tails = 0;
+    CtaRecord rec;
+    rec.block = key.second;
     for (const auto& [t, e] : v) {
       if (e == static_cast<int>(StampEvent::kTileStart)) {
         tile_start = t;
@@ -199,6 +201,7 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
         if (first_start < 0) first_start = (static_cast<double>(t) - t0) * 1e-3;
       } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
         loops += (t - tile_start) * 1e-3;
+        rec.loops_us.push_back((t - tile_start) * 1e-3);
         loop_end = t;
         last = std::max(last, t);
       } else if (e == static_cast<int>(StampEvent::kTileEnd) && loop_end != 0) {
@@ -209,6 +212,8 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     if (first_start < 0) continue;  // a CTA without tiles
     start[k].push_back(first_start);
     end[k].push_back((static_cast<double>(last) - t0) * 1e-3);
+    rec.end_us = end[k].back();
+    records_of[k].push_back(std::move(rec));
     loop[k].push_back(loops);
     tail[k].push_back(tails);
   }
@@ -219,11 +224,14 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     out[k].end = SpreadOf(end[k]);
     out[k].loop = SpreadOf(loop[k]);
     out[k].tail = SpreadOf(tail[k]);
+    out[k].by_end = std::move(records_of[k]);
+    std::sort(out[k].by_end.begin(), out[k].by_end.end(),
+              [](const CtaRecord& a, const CtaRecord& b) { return a.end_us < b.end_us; });
   }
   return out;
 }
 
-std::string FormatCtaProfile(const std::vector<CtaProfile>& launches) {
+std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extremes) {
   if (launches.size() < 2) return "CTA profile: fewer than two launches\n";
   // Each statistic's median over launches 1.. (launch 0 follows the L2 flush).
   auto med = [&](auto field) {
@@ -250,6 +258,16 @@ std::string FormatCtaProfile(const std::vector<CtaProfile>& launches) {
   line("last tile end", &CtaProfile::end);
   line("sum of main loops (tile start -> loop end)", &CtaProfile::loop);
   line("sum of loop end -> tile end (epilogue, reduce)", &CtaProfile::tail);
+  const std::vector<CtaRecord>& ctas = launches.back().by_end;
+  const int n = static_cast<int>(ctas.size());
+  absl::StrAppend(&out, "  last launch, the earliest and latest ending CTAs (end: main loops):\n");
+  for (int i = 0; i < n; ++i) {
+    if (i >= extremes && i < n - extremes) continue;
+    absl::StrAppend(&out,
+                    absl::StrFormat("    block %3u ends %7.2f:", ctas[i].block, ctas[i].end_us));
+    for (double l : ctas[i].loops_us) absl::StrAppend(&out, absl::StrFormat(" %.2f", l));
+    absl::StrAppend(&out, "\n");
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #ifndef ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_
 #define ENCORE_BENCHMARKS_INTERNAL_STAMP_TIMELINE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,13 +51,22 @@ std::string FormatTimeline(const Timeline& timeline);
 struct Spread {
   double min_us = 0, median_us = 0, max_us = 0;
 };
+// One CTA of a launch: its blockIdx, when it ended and each of its tiles' (or stream-K pieces')
+// main loop in order (us).
+struct CtaRecord {
+  uint32_t block = 0;
+  double end_us = 0;
+  std::vector<double> loops_us;
+};
 struct CtaProfile {
   int ctas = 0;  // CTAs with at least one tile
   Spread start, end, loop, tail;
+  std::vector<CtaRecord> by_end;  // the CTAs, earliest end first
 };
 std::vector<CtaProfile> BuildCtaProfile(const std::vector<gemm::sm90::StampRecord>& records);
-// Each statistic's median over launches 1.. (launch 0 follows the L2 flush).
-std::string FormatCtaProfile(const std::vector<CtaProfile>& launches);
+// Each statistic's median over launches 1.. (launch 0 follows the L2 flush), then the last
+// launch's `extremes` earliest- and latest-ending CTAs with their tiles' main loops.
+std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extremes = 4);
 
 }  // namespace encore::benchmarks
 

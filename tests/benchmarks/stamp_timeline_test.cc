@@ -22,21 +22,34 @@ const EventSpan& Ev(const LaunchLine& l, StampEvent e) { return l.ev[static_cast
 TEST(StampTimelineTest, AssignsEveryStampToItsLaunch) {
   std::vector<StampRecord> recs = {
       // call 1 (listed first: the log's order is the atomics', not time)
-      R(20000, StampEvent::kPrepassEntry, 0, 0), R(20500, StampEvent::kPrepassDone, 0, 0),
-      R(20100, StampEvent::kPrepassEntry, 3, 1), R(20600, StampEvent::kPrepassDone, 3, 1),
-      R(19000, StampEvent::kGemmEntry, 2, 0), R(21000, StampEvent::kGemmWaited, 2, 0),
-      R(21100, StampEvent::kTileStart, 2, 0), R(29000, StampEvent::kTileLoopEnd, 2, 0),
-      R(30000, StampEvent::kTileEnd, 2, 0), R(22000, StampEvent::kGemmEntry, 1, 1),
-      R(22100, StampEvent::kTileStart, 1, 1), R(29500, StampEvent::kTileLoopEnd, 1, 1),
+      R(20000, StampEvent::kPrepassEntry, 0, 0),
+      R(20500, StampEvent::kPrepassDone, 0, 0),
+      R(20100, StampEvent::kPrepassEntry, 3, 1),
+      R(20600, StampEvent::kPrepassDone, 3, 1),
+      R(19000, StampEvent::kGemmEntry, 2, 0),
+      R(21000, StampEvent::kGemmWaited, 2, 0),
+      R(21100, StampEvent::kTileStart, 2, 0),
+      R(29000, StampEvent::kTileLoopEnd, 2, 0),
+      R(30000, StampEvent::kTileEnd, 2, 0),
+      R(22000, StampEvent::kGemmEntry, 1, 1),
+      R(22100, StampEvent::kTileStart, 1, 1),
+      R(29500, StampEvent::kTileLoopEnd, 1, 1),
       R(31000, StampEvent::kTileEnd, 1, 1),
       // call 0
-      R(1000, StampEvent::kPrepassEntry, 0, 0), R(1500, StampEvent::kPrepassDone, 0, 0),
-      R(1000, StampEvent::kPrepassEntry, 1, 1), R(1700, StampEvent::kPrepassDone, 1, 1),
-      R(1200, StampEvent::kGemmEntry, 0, 0), R(2000, StampEvent::kGemmWaited, 0, 0),
-      R(2100, StampEvent::kTileStart, 0, 0), R(10000, StampEvent::kTileLoopEnd, 0, 0),
-      R(11000, StampEvent::kTileEnd, 0, 0), R(1300, StampEvent::kGemmEntry, 1, 1),
-      R(2200, StampEvent::kTileStart, 1, 1), R(18000, StampEvent::kTileLoopEnd, 1, 1),
-      R(21500, StampEvent::kTileEnd, 1, 1), R(17000, StampEvent::kTrigger, 1, 1),
+      R(1000, StampEvent::kPrepassEntry, 0, 0),
+      R(1500, StampEvent::kPrepassDone, 0, 0),
+      R(1000, StampEvent::kPrepassEntry, 1, 1),
+      R(1700, StampEvent::kPrepassDone, 1, 1),
+      R(1200, StampEvent::kGemmEntry, 0, 0),
+      R(2000, StampEvent::kGemmWaited, 0, 0),
+      R(2100, StampEvent::kTileStart, 0, 0),
+      R(10000, StampEvent::kTileLoopEnd, 0, 0),
+      R(11000, StampEvent::kTileEnd, 0, 0),
+      R(1300, StampEvent::kGemmEntry, 1, 1),
+      R(2200, StampEvent::kTileStart, 1, 1),
+      R(18000, StampEvent::kTileLoopEnd, 1, 1),
+      R(21500, StampEvent::kTileEnd, 1, 1),
+      R(17000, StampEvent::kTrigger, 1, 1),
   };
   const Timeline tl = BuildTimeline(recs);
   ASSERT_EQ(tl.pre.size(), 2u);
@@ -93,8 +106,13 @@ TEST(StampTimelineTest, CtaProfileSumsEachCtasLoopsAndTails) {
     EXPECT_DOUBLE_EQ(l.tail.min_us, 1.0);
     EXPECT_DOUBLE_EQ(l.tail.max_us, 3.0);
   }
+  ASSERT_EQ(p[1].by_end.size(), 2u);
+  EXPECT_EQ(p[1].by_end[0].block, 1u);  // CTA 1 ends first
+  EXPECT_EQ(p[1].by_end[0].loops_us, (std::vector<double>{20.0, 6.0}));
+  EXPECT_EQ(p[1].by_end[1].loops_us, (std::vector<double>{10.0, 20.0}));
   const std::string text = FormatCtaProfile(p);
   EXPECT_NE(text.find("over its 2 CTAs"), std::string::npos) << text;
+  EXPECT_NE(text.find("block   0 ends   34.00: 10.00 20.00"), std::string::npos) << text;
   EXPECT_NE(text.find("sum of main loops"), std::string::npos) << text;
 }
 
