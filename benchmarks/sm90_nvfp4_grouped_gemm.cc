@@ -237,7 +237,9 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
   std::printf("== %s: %u stamps%s\n%s", name.c_str(), back.count,
               back.count > kCapacity ? " (log full: some dropped)" : "",
               benchmarks::FormatTimeline(benchmarks::BuildTimeline(recs)).c_str());
-  std::printf("%s", benchmarks::FormatCtaProfile(benchmarks::BuildCtaProfile(recs)).c_str());
+  const std::vector<benchmarks::CtaProfile> profile = benchmarks::BuildCtaProfile(recs);
+  std::printf("%s", benchmarks::FormatCtaProfile(profile).c_str());
+  if (!profile.empty()) std::printf("%s", benchmarks::FormatPieces(profile.back()).c_str());
 }
 #endif
 

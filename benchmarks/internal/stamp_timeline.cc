@@ -173,13 +173,19 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
   const std::vector<int> index =
       LaunchIndex(gemm, static_cast<int>(StampEvent::kGemmEntry), &launches);
   // (launch, block) -> that CTA's records in time order.
-  std::map<std::pair<int, uint32_t>, std::vector<std::pair<uint64_t, int>>> ctas;
+  struct Event {
+    uint64_t t;
+    int e;
+    const StampRecord* r;
+    bool operator<(const Event& o) const { return t < o.t || (t == o.t && e < o.e); }
+  };
+  std::map<std::pair<int, uint32_t>, std::vector<Event>> ctas;
   std::vector<uint64_t> origin(launches, UINT64_MAX), entry(launches, UINT64_MAX);
   for (size_t i = 0; i < gemm.size(); ++i) {
     const int k = index[i];
     if (k < 0) continue;
     const int e = EventOf(gemm[i]);
-    ctas[{k, gemm[i].block}].push_back({gemm[i].t, e});
+    ctas[{k, gemm[i].block}].push_back({gemm[i].t, e, &gemm[i]});
     if (e == static_cast<int>(StampEvent::kGemmWaited)) origin[k] = std::min(origin[k], gemm[i].t);
     if (e == static_cast<int>(StampEvent::kGemmEntry)) entry[k] = std::min(entry[k], gemm[i].t);
   }
@@ -194,14 +200,18 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     double first_start = -1, loops = 0, tails = 0;
     CtaRecord rec;
     rec.block = key.second;
-    for (const auto& [t, e] : v) {
+    PieceRecord piece;
+    for (const auto& [t, e, r] : v) {
       if (e == static_cast<int>(StampEvent::kTileStart)) {
         tile_start = t;
+        piece = PieceRecord{r->tile, r->kb0, r->kb1, 0};
         started = true;
         if (first_start < 0) first_start = (static_cast<double>(t) - t0) * 1e-3;
       } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
         loops += (t - tile_start) * 1e-3;
         rec.loops_us.push_back((t - tile_start) * 1e-3);
+        piece.loop_us = rec.loops_us.back();
+        rec.pieces.push_back(piece);
         loop_end = t;
         last = std::max(last, t);
       } else if (e == static_cast<int>(StampEvent::kTileEnd) && loop_end != 0) {
@@ -267,6 +277,23 @@ std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extrem
                     absl::StrFormat("    block %3u ends %7.2f:", ctas[i].block, ctas[i].end_us));
     for (double l : ctas[i].loops_us) absl::StrAppend(&out, absl::StrFormat(" %.2f", l));
     absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+std::string FormatPieces(const CtaProfile& launch) {
+  std::vector<const CtaRecord*> by_block;
+  for (const CtaRecord& c : launch.by_end) by_block.push_back(&c);
+  std::sort(by_block.begin(), by_block.end(),
+            [](const CtaRecord* a, const CtaRecord* b) { return a->block < b->block; });
+  std::string out = "pieces: block tile kb0 kb1 loop_us us_per_kblock\n";
+  for (const CtaRecord* c : by_block) {
+    for (const PieceRecord& p : c->pieces) {
+      const int kb = p.kb1 - p.kb0;
+      absl::StrAppend(
+          &out, absl::StrFormat("piece %u %u %d %d %.3f %.4f\n", c->block, p.tile, p.kb0, p.kb1,
+                                p.loop_us, kb > 0 ? p.loop_us / kb : 0.0));
+    }
   }
   return out;
 }

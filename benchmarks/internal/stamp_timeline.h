@@ -51,12 +51,20 @@ std::string FormatTimeline(const Timeline& timeline);
 struct Spread {
   double min_us = 0, median_us = 0, max_us = 0;
 };
+// One work item of a CTA: the linear tile, its k-blocks [kb0, kb1) (a stream-K piece or the whole
+// tile) and the main loop's time (us).
+struct PieceRecord {
+  uint32_t tile = gemm::sm90::kNoTile;
+  int kb0 = 0, kb1 = 0;
+  double loop_us = 0;
+};
 // One CTA of a launch: its blockIdx, when it ended and each of its tiles' (or stream-K pieces')
 // main loop in order (us).
 struct CtaRecord {
   uint32_t block = 0;
   double end_us = 0;
   std::vector<double> loops_us;
+  std::vector<PieceRecord> pieces;  // the same loops with their work items
 };
 struct CtaProfile {
   int ctas = 0;  // CTAs with at least one tile
@@ -67,6 +75,10 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<gemm::sm90::StampRecor
 // Each statistic's median over launches 1.. (launch 0 follows the L2 flush), then the last
 // launch's `extremes` earliest- and latest-ending CTAs with their tiles' main loops.
 std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extremes = 4);
+// Every piece of one launch, a line each: block, tile, k-blocks, main loop (us) and us per
+// k-block (the input for fitting the partition's per-width costs to a real shape: the tile's
+// width comes from the plan, e.g. benchmarks/results/2026-12-01_run85_cta_pieces/plan_s0.cc).
+std::string FormatPieces(const CtaProfile& launch);
 
 }  // namespace encore::benchmarks
 

@@ -16,7 +16,7 @@
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
 //                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
-//   warpgroups 1..kConsumerWgs (2, or 3 / 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant + wgmma +
+//   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
 //                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
 //                  the valid rows and columns).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w.t);
       if (tc.rows <= 0) return;
-      if (tid == 128) Stamp(StampEvent::kTileStart);
+      if (tid == 128) Stamp(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) Stamp(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&

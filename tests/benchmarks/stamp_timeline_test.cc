@@ -12,7 +12,7 @@ using gemm::sm90::StampEvent;
 using gemm::sm90::StampRecord;
 
 StampRecord R(uint64_t t_ns, StampEvent e, uint32_t sm, uint32_t block) {
-  return StampRecord{t_ns, static_cast<uint32_t>(e) | (sm << 8), block};
+  return StampRecord{t_ns, static_cast<uint32_t>(e) | (sm << 8), block, gemm::sm90::kNoTile, 0, 0};
 }
 
 const EventSpan& Ev(const LaunchLine& l, StampEvent e) { return l.ev[static_cast<int>(e)]; }
@@ -114,6 +114,36 @@ TEST(StampTimelineTest, CtaProfileSumsEachCtasLoopsAndTails) {
   EXPECT_NE(text.find("over its 2 CTAs"), std::string::npos) << text;
   EXPECT_NE(text.find("block   0 ends   34.00: 10.00 20.00"), std::string::npos) << text;
   EXPECT_NE(text.find("sum of main loops"), std::string::npos) << text;
+}
+
+// The pieces of one launch carry their work items (tile, k-blocks) from the tile-start stamps.
+TEST(StampTimelineTest, PiecesCarryTheirWorkItems) {
+  auto start = [](uint64_t t_ns, uint32_t tile, uint16_t kb0, uint16_t kb1) {
+    return StampRecord{t_ns, static_cast<uint32_t>(StampEvent::kTileStart), 0, tile, kb0, kb1};
+  };
+  const std::vector<StampRecord> recs = {
+      R(0, StampEvent::kGemmEntry, 0, 0),
+      R(1000, StampEvent::kGemmWaited, 0, 0),
+      start(2000, 7, 21, 56),
+      R(30000, StampEvent::kTileLoopEnd, 0, 0),
+      start(31000, 8, 0, 56),
+      R(87000, StampEvent::kTileLoopEnd, 0, 0),
+      R(88000, StampEvent::kTileEnd, 0, 0),
+  };
+  const std::vector<CtaProfile> p = BuildCtaProfile(recs);
+  ASSERT_EQ(p.size(), 1u);
+  ASSERT_EQ(p[0].by_end.size(), 1u);
+  const std::vector<PieceRecord>& pieces = p[0].by_end[0].pieces;
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[0].tile, 7u);
+  EXPECT_EQ(pieces[0].kb0, 21);
+  EXPECT_EQ(pieces[0].kb1, 56);
+  EXPECT_DOUBLE_EQ(pieces[0].loop_us, 28.0);
+  EXPECT_EQ(pieces[1].tile, 8u);
+  EXPECT_DOUBLE_EQ(pieces[1].loop_us, 56.0);
+  const std::string text = FormatPieces(p[0]);
+  EXPECT_NE(text.find("piece 0 7 21 56 28.000 0.8000"), std::string::npos) << text;
+  EXPECT_NE(text.find("piece 0 8 0 56 56.000 1.0000"), std::string::npos) << text;
 }
 
 TEST(StampTimelineTest, EmptyLogGivesNoLaunches) {

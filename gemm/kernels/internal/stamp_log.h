@@ -32,7 +32,12 @@ struct StampRecord {
   uint64_t t;      // %globaltimer, ns
   uint32_t event;  // StampEvent | smid << 8
   uint32_t block;  // blockIdx.x
+  // kTileStart: the work item (linear tile, k-blocks [kb0, kb1): a stream-K piece or a whole
+  // tile); else tile = kNoTile.
+  uint32_t tile;
+  uint16_t kb0, kb1;
 };
+inline constexpr uint32_t kNoTile = 0xffffffffu;
 
 struct StampLog {
   uint32_t count;  // records appended (beyond capacity they were dropped)

@@ -18,7 +18,8 @@ namespace encore::gemm::sm90 {
 // NOTES: one log pointer per translation unit (static): SetStampLog sets both .cu files' copies.
 static __device__ StampLog* g_stamp_log = nullptr;
 
-__device__ __forceinline__ void Stamp(StampEvent e) {
+__device__ __forceinline__ void Stamp(StampEvent e, uint32_t tile = kNoTile, int kb0 = 0,
+                                      int kb1 = 0) {
   StampLog* log = g_stamp_log;
   if (log == nullptr) return;
   uint64_t t;
@@ -27,11 +28,13 @@ __device__ __forceinline__ void Stamp(StampEvent e) {
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   const uint32_t i = atomicAdd(&log->count, 1u);
   if (i < log->capacity) {
-    log->records[i] = StampRecord{t, static_cast<uint32_t>(e) | (sm << 8), blockIdx.x};
+    log->records[i] =
+        StampRecord{t,    static_cast<uint32_t>(e) | (sm << 8), blockIdx.x,
+                    tile, static_cast<uint16_t>(kb0),           static_cast<uint16_t>(kb1)};
   }
 }
 #else
-__device__ __forceinline__ void Stamp(StampEvent) {}
+__device__ __forceinline__ void Stamp(StampEvent, uint32_t = kNoTile, int = 0, int = 0) {}
 #endif
 
 }  // namespace encore::gemm::sm90
