@@ -58,7 +58,8 @@ enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
 // producer + 2 x consumer must stay <= 3 x 168 = 504, or setmaxnreg.inc waits forever (512
 // threads: 128 each, producer + 3 x consumer <= 512).
-// (640 threads, _wg4: 96 each at launch, producer 32 + 4 x consumer 112 = 480.)
+// (640 threads, _wg4: 96 each at launch, producer 64 + 4 x consumer 104 = 480; run 82: consumers
+// at 104 spill 12-36 bytes in the persistent and stream-K kernels, a 32-register producer more.)
 inline constexpr uint32_t kProducerRegs =
     TileShape::kConsumerWgs == 2 ? 80 : (TileShape::kConsumerWgs == 3 ? 56 : 64);
 inline constexpr uint32_t kConsumerRegs =

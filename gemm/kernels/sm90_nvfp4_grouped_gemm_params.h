@@ -22,8 +22,9 @@
 // Consumer warpgroups per CTA, one 64-row weight strip each (narrow build): 2 (default), a CTA of
 // 384 threads with 128 x <= 256 tiles; 3 (the manual build _wg3), 512 threads with 192 x <= 192
 // tiles (the consumers get 152 registers instead of 208, so fewer accumulators); 4 (the manual
-// build _wg4), 640 threads with 256 x <= 128 tiles (112 registers a consumer: 64 accumulators;
-// 4 raw stages to fit the shared memory). Run 66
+// build _wg4), 640 threads with 256 x <= 128 tiles (104 registers a consumer: 64 accumulators;
+// 4 raw stages to fit the shared memory; run 82: the loop 6-13% faster per FLOP at widths 64-128,
+// every GPU MODE shape 11-42% slower). Run 66
 // (benchmarks/micro/decode_ceiling.cu strips): in the micro-benchmark a third warpgroup runs the
 // loop 10-25% faster at widths 64-192. Run 67, the real kernel (steady family, per weight row):
 // +5..7% at widths 64-128, -1.5% at 160-192; and 192-row tiles fill the SMs worse: GPU MODE
@@ -35,8 +36,11 @@
 #ifndef ENCORE_SM90_MAX_TOKEN_ROWS
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
-#define ENCORE_SM90_MAX_TOKEN_ROWS \
-  (ENCORE_SM90_WIDE_N ? 128 : (ENCORE_SM90_CONSUMER_WGS == 2 ? 256 : (ENCORE_SM90_CONSUMER_WGS == 3 ? 192 : 128)))
+#define ENCORE_SM90_MAX_TOKEN_ROWS    \
+  (ENCORE_SM90_WIDE_N ? 128            \
+   : ENCORE_SM90_CONSUMER_WGS == 2 ? 256 \
+   : ENCORE_SM90_CONSUMER_WGS == 3 ? 192 \
+                                   : 128)
 #endif
 #if ENCORE_SM90_WIDE_N && ENCORE_SM90_CONSUMER_WGS != 2
 #error "the wide build has two consumer warpgroups"
