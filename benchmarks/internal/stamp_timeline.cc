@@ -208,9 +208,8 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
         started = true;
         if (first_start < 0) first_start = (static_cast<double>(t) - t0) * 1e-3;
       } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
-        loops += (t - tile_start) * 1e-3;
-        rec.loops_us.push_back((t - tile_start) * 1e-3);
-        piece.loop_us = rec.loops_us.back();
+        piece.loop_us = (t - tile_start) * 1e-3;
+        loops += piece.loop_us;
         rec.pieces.push_back(piece);
         loop_end = t;
         last = std::max(last, t);
@@ -275,7 +274,9 @@ std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extrem
     if (i >= extremes && i < n - extremes) continue;
     absl::StrAppend(&out,
                     absl::StrFormat("    block %3u ends %7.2f:", ctas[i].block, ctas[i].end_us));
-    for (double l : ctas[i].loops_us) absl::StrAppend(&out, absl::StrFormat(" %.2f", l));
+    for (const PieceRecord& p : ctas[i].pieces) {
+      absl::StrAppend(&out, absl::StrFormat(" %.2f", p.loop_us));
+    }
     absl::StrAppend(&out, "\n");
   }
   return out;

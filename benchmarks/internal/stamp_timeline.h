@@ -58,13 +58,11 @@ struct PieceRecord {
   int kb0 = 0, kb1 = 0;
   double loop_us = 0;
 };
-// One CTA of a launch: its blockIdx, when it ended and each of its tiles' (or stream-K pieces')
-// main loop in order (us).
+// One CTA of a launch: its blockIdx, when it ended and its tiles (or stream-K pieces) in order.
 struct CtaRecord {
   uint32_t block = 0;
   double end_us = 0;
-  std::vector<double> loops_us;
-  std::vector<PieceRecord> pieces;  // the same loops with their work items
+  std::vector<PieceRecord> pieces;
 };
 struct CtaProfile {
   int ctas = 0;  // CTAs with at least one tile

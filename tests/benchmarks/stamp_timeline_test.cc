@@ -108,8 +108,13 @@ TEST(StampTimelineTest, CtaProfileSumsEachCtasLoopsAndTails) {
   }
   ASSERT_EQ(p[1].by_end.size(), 2u);
   EXPECT_EQ(p[1].by_end[0].block, 1u);  // CTA 1 ends first
-  EXPECT_EQ(p[1].by_end[0].loops_us, (std::vector<double>{20.0, 6.0}));
-  EXPECT_EQ(p[1].by_end[1].loops_us, (std::vector<double>{10.0, 20.0}));
+  auto loops = [](const CtaRecord& c) {
+    std::vector<double> v;
+    for (const PieceRecord& piece : c.pieces) v.push_back(piece.loop_us);
+    return v;
+  };
+  EXPECT_EQ(loops(p[1].by_end[0]), (std::vector<double>{20.0, 6.0}));
+  EXPECT_EQ(loops(p[1].by_end[1]), (std::vector<double>{10.0, 20.0}));
   const std::string text = FormatCtaProfile(p);
   EXPECT_NE(text.find("over its 2 CTAs"), std::string::npos) << text;
   EXPECT_NE(text.find("block   0 ends   34.00: 10.00 20.00"), std::string::npos) << text;
