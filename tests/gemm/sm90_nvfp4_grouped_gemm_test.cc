@@ -185,6 +185,18 @@ void ExpectAllGroupsMatch(const HostGroupedProblem& host, DeviceGroupedProblem& 
   }
 }
 
+// Poisons `dev`'s outputs, launches `plan` twice back to back (the second behind a PDL edge: a
+// launch must leave its workspaces and counters ready for the next) and checks every group.
+void LaunchTwiceAndCheck(Nvfp4GroupedGemm* gemm, const LaunchPlan& plan,
+                         const HostGroupedProblem& host, DeviceGroupedProblem& dev,
+                         Distribution dist, const std::string& what) {
+  ENCORE_ASSERT_OK(dev.PoisonOutputs(nullptr));
+  ENCORE_ASSERT_OK(gemm->Launch(plan, nullptr, /*pdl=*/false));
+  ENCORE_ASSERT_OK(gemm->Launch(plan, nullptr, /*pdl=*/true));
+  SyncOrDie();
+  ExpectAllGroupsMatch(host, dev, dist == Distribution::kGpuMode ? 0 : 1, what);
+}
+
 class Sm90GemmTest : public ::testing::Test {
  protected:
   // One runner per token pre-pass mode (kAuto: the default options), with or without the
@@ -458,12 +470,9 @@ TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
         EXPECT_EQ(plan->kind, KernelKind::kPersistent);
         EXPECT_EQ(static_cast<int>(plan->grid.x), params->packed_ctas);
       }
-      ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
-      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/false));
-      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
-      SyncOrDie();
-      ExpectAllGroupsMatch(host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
-                           absl::StrCat("packed ", DistName(dist), " ", PrepassName(mode)));
+      ASSERT_NO_FATAL_FAILURE(
+          LaunchTwiceAndCheck(gemm, *plan, host, *dev, dist,
+                              absl::StrCat("packed ", DistName(dist), " ", PrepassName(mode))));
     }
   }
 }
@@ -493,13 +502,9 @@ TEST_F(Sm90GemmTest, BalancedStreamKMatchesReference) {
       const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
       EXPECT_EQ(static_cast<int>(plan->grid.x), params->sk_ctas);
       EXPECT_GT(params->sk_ctas, 64) << "64 tiles: some split";
-      ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
-      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/false));
-      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
-      SyncOrDie();
-      ExpectAllGroupsMatch(
-          host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
-          absl::StrCat("balanced stream-K ", DistName(dist), " ", PrepassName(mode)));
+      ASSERT_NO_FATAL_FAILURE(LaunchTwiceAndCheck(
+          gemm, *plan, host, *dev, dist,
+          absl::StrCat("balanced stream-K ", DistName(dist), " ", PrepassName(mode))));
     }
   }
 }
