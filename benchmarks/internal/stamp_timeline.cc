@@ -204,9 +204,9 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     for (const auto& [t, e, r] : v) {
       if (e == static_cast<int>(StampEvent::kTileStart)) {
         tile_start = t;
-        piece = PieceRecord{r->tile, r->kb0, r->kb1, 0};
+        piece = PieceRecord{r->tile, r->kb0, r->kb1, (static_cast<double>(t) - t0) * 1e-3};
         started = true;
-        if (first_start < 0) first_start = (static_cast<double>(t) - t0) * 1e-3;
+        if (first_start < 0) first_start = piece.start_us;
       } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
         piece.loop_us = (t - tile_start) * 1e-3;
         loops += piece.loop_us;
@@ -214,7 +214,8 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
         loop_end = t;
         last = std::max(last, t);
       } else if (e == static_cast<int>(StampEvent::kTileEnd) && loop_end != 0) {
-        tails += (t - loop_end) * 1e-3;
+        rec.pieces.back().tail_us = (t - loop_end) * 1e-3;
+        tails += rec.pieces.back().tail_us;
         last = std::max(last, t);
       }
     }
@@ -287,14 +288,16 @@ std::string FormatPieces(const CtaProfile& launch) {
   for (const CtaRecord& c : launch.by_end) by_block.push_back(&c);
   std::sort(by_block.begin(), by_block.end(),
             [](const CtaRecord* a, const CtaRecord* b) { return a->block < b->block; });
-  std::string out = "pieces: block tile kb0 kb1 loop_us us_per_kblock\n";
+  std::string out =
+      "pieces: block tile kb0 kb1 loop_us us_per_kblock start_us tail_us; cta: block end_us\n";
   for (const CtaRecord* c : by_block) {
     for (const PieceRecord& p : c->pieces) {
       const int kb = p.kb1 - p.kb0;
-      absl::StrAppend(
-          &out, absl::StrFormat("piece %u %u %d %d %.3f %.4f\n", c->block, p.tile, p.kb0, p.kb1,
-                                p.loop_us, kb > 0 ? p.loop_us / kb : 0.0));
+      absl::StrAppend(&out, absl::StrFormat("piece %u %u %d %d %.3f %.4f %.3f %.3f\n", c->block,
+                                            p.tile, p.kb0, p.kb1, p.loop_us,
+                                            kb > 0 ? p.loop_us / kb : 0.0, p.start_us, p.tail_us));
     }
+    absl::StrAppend(&out, absl::StrFormat("cta %u %.3f\n", c->block, c->end_us));
   }
   return out;
 }

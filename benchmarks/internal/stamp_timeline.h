@@ -52,11 +52,15 @@ struct Spread {
   double min_us = 0, median_us = 0, max_us = 0;
 };
 // One work item of a CTA: the linear tile, its k-blocks [kb0, kb1) (a stream-K piece or the whole
-// tile) and the main loop's time (us).
+// tile), when it started (us, the launch's origin as in CtaProfile), the main loop's time and the
+// loop end -> tile end time after it (epilogue or reduction; 0 for a piece that ends without a tile
+// end).
 struct PieceRecord {
   uint32_t tile = gemm::sm90::kNoTile;
   int kb0 = 0, kb1 = 0;
+  double start_us = 0;
   double loop_us = 0;
+  double tail_us = 0;
 };
 // One CTA of a launch: its blockIdx, when it ended and its tiles (or stream-K pieces) in order.
 struct CtaRecord {
@@ -73,9 +77,10 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<gemm::sm90::StampRecor
 // Each statistic's median over launches 1.. (launch 0 follows the L2 flush), then the last
 // launch's `extremes` earliest- and latest-ending CTAs with their tiles' main loops.
 std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extremes = 4);
-// Every piece of one launch, a line each: block, tile, k-blocks, main loop (us) and us per
-// k-block (the input for fitting the partition's per-width costs to a real shape: the tile's
-// width comes from the plan, e.g. benchmarks/results/2026-12-01_run85_cta_pieces/plan_s0.cc).
+// Every piece of one launch, a line each: block, tile, k-blocks, main loop (us), us per k-block,
+// start and tail (us), then a line per CTA with its end (the input for fitting the partition's
+// costs to a real shape: the tile's width comes from the plan, e.g.
+// benchmarks/results/2026-12-01_run85_cta_pieces/plan_s0.cc).
 std::string FormatPieces(const CtaProfile& launch);
 
 }  // namespace encore::benchmarks

@@ -146,9 +146,15 @@ TEST(StampTimelineTest, PiecesCarryTheirWorkItems) {
   EXPECT_DOUBLE_EQ(pieces[0].loop_us, 28.0);
   EXPECT_EQ(pieces[1].tile, 8u);
   EXPECT_DOUBLE_EQ(pieces[1].loop_us, 56.0);
+  // Starts from the GEMM-waited stamp (1 us); the first piece ends without a tile end.
+  EXPECT_DOUBLE_EQ(pieces[0].start_us, 1.0);
+  EXPECT_DOUBLE_EQ(pieces[0].tail_us, 0.0);
+  EXPECT_DOUBLE_EQ(pieces[1].start_us, 30.0);
+  EXPECT_DOUBLE_EQ(pieces[1].tail_us, 1.0);
   const std::string text = FormatPieces(p[0]);
-  EXPECT_NE(text.find("piece 0 7 21 56 28.000 0.8000"), std::string::npos) << text;
-  EXPECT_NE(text.find("piece 0 8 0 56 56.000 1.0000"), std::string::npos) << text;
+  EXPECT_NE(text.find("piece 0 7 21 56 28.000 0.8000 1.000 0.000"), std::string::npos) << text;
+  EXPECT_NE(text.find("piece 0 8 0 56 56.000 1.0000 30.000 1.000"), std::string::npos) << text;
+  EXPECT_NE(text.find("cta 0 87.000"), std::string::npos) << text;
 }
 
 TEST(StampTimelineTest, EmptyLogGivesNoLaunches) {
