@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         const uint64_t pol_first = PolicyEvictFirst();
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {
-          const TileCoord tc = sched.Decode(w.t);
+          const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
           ProducerTile<kSrc>(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
                              w.kb0, w.kb1, pol_first, pol_last);
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {
-          const TileCoord tc = sched.Decode(w.t);
+          const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
           TokenProducerTile(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0, w.kb1,
                             pol_last);
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       }
     } else {  // WarpRole::kTokenDequant
       sched.ForEach([&](const WorkItem& w) {
-        const TileCoord tc = sched.Decode(w.t);
+        const TileCoord tc = sched.Decode(w);
         if (tc.rows <= 0) return;
         DequantTile(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, tid - 32);
       });
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     const int ct = tid - 128 * (cw + 1);
     float acc[TileShape::kAccFloats];
     sched.ForEach([&](const WorkItem& w) {
-      const TileCoord tc = sched.Decode(w.t);
+      const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) Stamp(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      EpilogueTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
       if (tid == 128) Stamp(StampEvent::kTileEnd);
     });
   }

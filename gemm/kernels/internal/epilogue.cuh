@@ -2,7 +2,7 @@
 // memory (stmatrix, 32 tokens per pass), 16-byte coalesced stores masked to the valid rows/columns.
 //
 // Example (inside the kernel, after ConsumerTile):
-//   EpilogueTile<kSrc>(gi, tc, sm, cw, ct, acc);
+//   EpilogueTile<kSrc, /*kPackFirst=*/kSchedule == Schedule::kSimple>(gi, tc, sm, cw, ct, acc);
 #pragma once
 
 #include <cuda_fp16.h>
@@ -18,53 +18,121 @@
 
 namespace encore::gemm::sm90 {
 
-template <TokenSource kSrc>
+// {lo * k, hi * k} rounded to fp16 (fp32 multiplies, then one cvt.rn.f16x2.f32), as volatile asm:
+// NVVM may not hoist it out of the chunk loop (plain code was: every chunk's packing ran before
+// the loop, 64 cvt and 128 multiplies for a 16-token tile that needs 8 and 16; run 87).
+__device__ __forceinline__ uint32_t PackHalf2Scaled(float lo, float hi, float k) {
+  uint32_t d;
+  asm volatile(
+      "{\n.reg .f32 a, b;\nmul.rn.f32 a, %1, %3;\nmul.rn.f32 b, %2, %3;\n"
+      "cvt.rn.f16x2.f32 %0, b, a;\n}"
+      : "=r"(d)
+      : "f"(lo), "f"(hi), "f"(k));
+  return d;
+}
+
+// Chunk kCh's 16 accumulators of one strip (tokens [32 kCh, 32 kCh + 32) of the thread's weight
+// rows) scaled by k, packed as 8 half2: r[4 jp + q] is n8 block 4 kCh + 2 jp (+1 for q >= 2)'s pair q.
+template <int kCh>
+__device__ __forceinline__ void PackChunk(const float* strip, float k, uint32_t (&r)[8]) {
+  const float* ac = strip + 16 * kCh;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) r[i] = PackHalf2Scaled(ac[2 * i], ac[2 * i + 1], k);
+}
+
+// Chunks kCh.. of `chunks` packed, as nested branches: a tile packs the chunks it stores and then
+// skips the rest with one branch.
+template <int kCh, int kChunks>
+__device__ __forceinline__ void PackChunksFrom(const float* strip, float k, int chunks,
+                                               uint32_t (&pk)[kChunks][8]) {
+  if constexpr (kCh < kChunks) {
+    if (kCh < chunks) {
+      PackChunk<kCh>(strip, k, pk[kCh]);
+      PackChunksFrom<kCh + 1>(strip, k, chunks, pk);
+    }
+  }
+}
+
+// NOTES: the chunk loop is rolled: the epilogue runs once per tile, so every instruction of it is
+// fetched cold. Unrolled over the 8 chunks it was ~500 instructions executed once each, and run
+// 86's ncu source view of shape 3 put 34% of all warp samples in it, 76% of those stall_no_inst
+// (the instruction fetch): the ~0.32 us per 32-token chunk of run 83's CTA profile. The packing
+// needs compile-time accumulator indices:
+//   kPackFirst (the simple kernel): the tile's chunks are packed first, in straight-line code
+//     (the fetch streams it), and the loop's switch picks chunk ch's registers: shape 3 15.8 us
+//     vs 16.2 with the packing in the switch's cases (run 89);
+//   else (persistent, stream-K): each switch case packs its chunk; packing first needs 64 more
+//     live registers there, and ptxas put 128-136 bytes in local memory (run 89).
+template <TokenSource kSrc, bool kPackFirst>
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, int cw, int ct,
                                              const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
+  static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
+  constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   // Undo the fragments' 2^-7 scalings (the pre-pass writes exact token values).
   constexpr float kOut =
       (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
       (ENCORE_SM90_TOKEN_ONE_MUL && kSrc == TokenSource::kInKernel ? 128.0f : 1.0f);
   const int lane = ct & 31;
-  uint16_t* stage = sm.Epi() + cw * T::kEpilogueRows * T::kEpiloguePitch;
   const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
+  // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
+  // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
+  // Run 36: -2% on GPU MODE shape 1 against one 2-byte store per value.
+  const int mat = lane >> 3, t = lane & 7;
+  const uint32_t addr0 = stage_s + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
+  const uint32_t addr1 = addr0 + 2 * 16 * P;  // jp = 1: token rows 16..31
+  const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
+  static_assert(kChunks <= 8, "the chunk switch has 8 cases");
+  // Copy-out: thread ct moves 16-byte pieces idx = ct, ct + 128 (token row idx / 8, weights
+  // 8 (idx % 8) ..): rows past tc.rows and columns past gi.n are not written.
+  const int row0 = ct >> 3, col8 = ct & 7;
 #pragma unroll
   for (int sj = 0; sj < T::kStrips; ++sj) {
-    const int col0 = tc.n0 + (cw * T::kStrips + sj) * 64;
-#pragma unroll
-    for (int ch = 0; ch < T::kMaxBlockM / T::kEpilogueRows; ++ch) {
-      if (ch * T::kEpilogueRows < tc.nw) {
-        // n8 blocks j, j + 1 of this chunk: four 8x8 matrices (weight rows 16 warp + 0..7 and
-        // + 8..15 of each), stored transposed (token rows of 8 weights, 16 bytes). Run 36: -2% on
-        // GPU MODE shape 1 against one 2-byte store per value (one_tile +2%, decode8 +1%).
-#pragma unroll
-        for (int jp = 0; jp < T::kEpilogueRows / 16; ++jp) {
-          const int j = ch * (T::kEpilogueRows / 8) + 2 * jp;
-          const float* ac = acc + 64 * sj + 4 * j;
-          const int mat = lane >> 3, t = lane & 7;
-          const uint32_t addr =
-              stage_s + 2 * ((8 * (2 * jp + (mat >> 1)) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
-          StMatrixX4Trans(addr, PackHalf2(ac[0] * kOut, ac[1] * kOut),
-                          PackHalf2(ac[2] * kOut, ac[3] * kOut),
-                          PackHalf2(ac[4] * kOut, ac[5] * kOut),
-                          PackHalf2(ac[6] * kOut, ac[7] * kOut));
-        }
-        NamedBarrierSync(1 + cw, 128);
-#pragma unroll
-        for (int idx = ct; idx < T::kEpilogueRows * 8; idx += 128) {
-          const int row = idx >> 3, col8 = idx & 7;
-          const int m = ch * T::kEpilogueRows + row;
-          const int n = col0 + col8 * 8;
-          if (m < tc.rows && n < gi.n) {
-            *reinterpret_cast<uint4*>(gi.c + static_cast<size_t>(tc.m0 + m) * gi.n + n) =
-                *reinterpret_cast<const uint4*>(stage + row * P + col8 * 8);
-          }
-        }
-        NamedBarrierSync(1 + cw, 128);
+    const float* strip = acc + 64 * sj;
+    uint32_t pk[kPackFirst ? kChunks : 1][8];
+    if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
+    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
+    const bool n_ok = n < gi.n;
+    uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
+#pragma unroll 1
+    for (int ch = 0; ch < chunks; ++ch) {
+      uint32_t r[8];
+      switch (ch) {
+#define ENCORE_CHUNK(c)                                     \
+  case c:                                                   \
+    if constexpr (c < kChunks && kPackFirst) {              \
+      for (int i = 0; i < 8; ++i) r[i] = pk[c][i];         \
+    } else if constexpr (c < kChunks) {                     \
+      PackChunk<c>(strip, kOut, r);                         \
+    }                                                       \
+    break;
+        ENCORE_CHUNK(0)
+        ENCORE_CHUNK(1)
+        ENCORE_CHUNK(2)
+        ENCORE_CHUNK(3)
+        ENCORE_CHUNK(4)
+        ENCORE_CHUNK(5)
+        ENCORE_CHUNK(6)
+        ENCORE_CHUNK(7)
+#undef ENCORE_CHUNK
+        default:
+          break;
       }
+      StMatrixX4Trans(addr0, r[0], r[1], r[2], r[3]);
+      StMatrixX4Trans(addr1, r[4], r[5], r[6], r[7]);
+      NamedBarrierSync(1 + cw, 128);
+#pragma unroll
+      for (int h = 0; h < T::kEpilogueRows * 8 / 128; ++h) {
+        const int row = row0 + 16 * h;
+        const int m = ch * T::kEpilogueRows + row;
+        if (m < tc.rows && n_ok) {
+          *reinterpret_cast<uint4*>(out + static_cast<size_t>(m) * gi.n) =
+              LdShared128(stage_s + 2 * (row * P + col8 * 8));
+        }
+      }
+      NamedBarrierSync(1 + cw, 128);
     }
   }
 }

@@ -46,8 +46,8 @@ struct SmemLayout {
   // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
   __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
   __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
-  // Staging buffer of warpgroup cw at Epi() + cw x (rows x pitch) halves.
-  __device__ uint16_t* Epi() const { return reinterpret_cast<uint16_t*>(base + kEpi); }
+  // Staging buffer of warpgroup cw at EpiAddr() + cw x (rows x pitch) halves (shared-window
+  // address: the epilogue reads it with ld.shared; through a generic pointer it was LD.E, run 89).
   __device__ uint32_t EpiAddr() const { return s + kEpi; }
   __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }
 };

@@ -28,6 +28,7 @@ struct TileCoord {
 // stream-K piece of a split tile names the CTAs holding its first and last pieces.
 struct WorkItem {
   int t = 0;
+  int grp = 0;  // tile t's group slot
   int kb0 = 0, kb1 = 0;
   int first = 0, last = 0;
   __device__ bool split() const { return first != last; }
@@ -84,7 +85,8 @@ struct TileScheduler {
   // (run 73). (What took their k loop off the uniform datapath was StreamKReduce's branch on
   // shared memory: see its NOTES.)
   struct StreamKCursor {
-    int v = 0, v_end = 0;  // the units left of this CTA's range
+    int v_begin = 0;       // this CTA's range: [v_begin, v_end)
+    int v = 0, v_end = 0;  // the units left of it
     int t = 0;             // the tile holding unit v
     int tv0 = 0;           // its first unit
     int grp = 0;           // its group slot
@@ -97,7 +99,7 @@ struct TileScheduler {
     StreamKCursor c;
     const int b = static_cast<int>(blockIdx.x);
     if (b >= p.sk_ctas) return c;
-    c.v = p.sk_begin[b];
+    c.v_begin = c.v = p.sk_begin[b];
     c.v_end = p.sk_begin[b + 1];
     while (c.grp + 1 < p.num_groups && static_cast<int>(p.info[c.grp + 1].unit_start) <= c.v) {
       ++c.grp;
@@ -121,12 +123,24 @@ struct TileScheduler {
     if (c->v >= c->v_end) return false;
     while (c->grp + 1 < p.num_groups && p.info[c->grp + 1].tile_start <= c->t) ++c->grp;
     const int tv1 = c->tv0 + KbOf(p.info[c->grp]);
-    const StreamKPartition part = Partition();
     w->t = c->t;
+    w->grp = c->grp;
     w->kb0 = c->v - c->tv0;
     w->kb1 = min(c->v_end, tv1) - c->tv0;
-    w->first = part.CtaOf(c->tv0);
-    w->last = part.CtaOf(tv1 - 1);
+    // NOTES: the CTAs holding the tile's first and last units, found by walking from this CTA
+    // (only a range's first tile starts in an earlier CTA and only its last one ends in a later
+    // one; ranges are long, so a step or two) instead of StreamKPartition::CtaOf's binary search:
+    // each probe is a dependent, dynamically indexed read of the parameter block.
+    const int self = static_cast<int>(blockIdx.x);
+    int first = self, last = self;
+    if (c->tv0 < c->v_begin) {
+      while (first > 0 && p.sk_begin[first] > c->tv0) --first;
+    }
+    if (tv1 > c->v_end) {
+      while (last + 1 < p.sk_ctas && p.sk_begin[last + 1] <= tv1 - 1) ++last;
+    }
+    w->first = first;
+    w->last = last;
     c->v = min(c->v_end, tv1);
     ++c->t;
     c->tv0 = tv1;
@@ -134,7 +148,7 @@ struct TileScheduler {
   }
 
   __device__ int TileV0(const WorkItem& w) const {
-    const GroupInfo& gi = p.info[GroupOf(w.t)];
+    const GroupInfo& gi = p.info[w.grp];
     return static_cast<int>(gi.unit_start) + (w.t - gi.tile_start) * KbOf(gi);
   }
 
@@ -147,15 +161,16 @@ struct TileScheduler {
   __device__ WorkItem Whole(int t) const {
     WorkItem w;
     w.t = t;
+    w.grp = GroupOf(t);
     w.kb0 = 0;
-    w.kb1 = KbOf(p.info[GroupOf(t)]);
+    w.kb1 = KbOf(p.info[w.grp]);
     w.first = w.last = static_cast<int>(blockIdx.x);
     return w;
   }
 
-  __device__ TileCoord Decode(int t) const {
+  __device__ TileCoord Decode(const WorkItem& w) const {
     TileCoord tc;
-    const int g = GroupOf(t);
+    const int t = w.t, g = w.grp;
     const GroupInfo& gi = p.info[g];
     const int local = t - gi.tile_start;
     const int n_tile = local / gi.m_tiles;
@@ -185,9 +200,10 @@ inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 //   3 or more: every piece stores its partial and then arrives (nobody waits); the last reads
 //     them all back in CTA order.
 // The last arriver resets the counter for the next launch.
-// NOTES: release = every consumer thread's stores, bar.sync, then thread 0's fence + atomic
-// (cumulative); acquire = the last arriver's atomic or acquire load, fence, bar.sync, then L2
-// loads (ld.global.cg: L1 is not coherent). The decisions read back from shared memory go
+// NOTES: release = every consumer thread's stores, bar.sync, then thread 0's release atomic
+// (cumulative over what the barrier ordered before it); acquire = the last arriver's acquire
+// atomic or load, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent). (Before run 88:
+// __threadfence, i.e. fence.sc.gpu, around relaxed atomics.) The decisions read back from shared memory go
 // through a warp vote (__all_sync: the same answer in every lane): branching on the plain load,
 // ptxas took the whole tile loop off the uniform datapath (run 74-75 SASS: an R2UR per wgmma,
 // 398 R2UR vs 147 with the vote; the kernel ran 15% slower than the simple one on equal tiles).
@@ -215,7 +231,7 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   // hoisted with 128 temporaries), a break per float4 would serialize the loads.
   constexpr int kChunk = 8;
   const int chunks = (nw + 2 * 4 * kChunk - 1) / (2 * 4 * kChunk);
-  int* counter = p.sk_counters + w.first;
+  uint32_t* counter = reinterpret_cast<uint32_t*>(p.sk_counters + w.first);
   auto store_mine = [&]() {
     float4* mine =
         reinterpret_cast<float4*>(p.sk_partials) + static_cast<size_t>(slot_of(self)) * kSlot4 + x;
@@ -256,22 +272,17 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
     }
   };
   if (pieces == 2) {
-    if (x == 0) *arrivals = atomicAdd(counter, 1) & (kStreamKStored - 1);
+    if (x == 0) *arrivals = static_cast<int>(atomicAdd(counter, 1u) & (kStreamKStored - 1));
     NamedBarrierSync(kStreamKBarrier, kX);
     if (__all_sync(~0u, *arrivals == 0)) {  // first to arrive: store, publish, done
       store_mine();
       NamedBarrierSync(kStreamKBarrier, kX);
-      if (x == 0) {
-        __threadfence();
-        atomicAdd(counter, kStreamKStored);
-      }
+      if (x == 0) RedReleaseGpuAdd(counter, kStreamKStored);
       return false;
     }
     if (x == 0) {
-      const uint32_t* c = reinterpret_cast<const uint32_t*>(counter);
-      while ((LdAcquireGpu(c) >> 16) == 0) {
+      while ((LdAcquireGpu(counter) >> 16) == 0) {
       }
-      __threadfence();
       *counter = 0;  // both pieces are done with it in this launch
     }
     NamedBarrierSync(kStreamKBarrier, kX);
@@ -283,12 +294,8 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   store_mine();
   NamedBarrierSync(kStreamKBarrier, kX);
   if (x == 0) {
-    __threadfence();
-    const int seen = atomicAdd(counter, 1);
-    if (seen == pieces - 1) {
-      __threadfence();
-      *counter = 0;  // nobody else touches it in this launch
-    }
+    const int seen = static_cast<int>(AtomAddAcqRelGpu(counter, 1u));
+    if (seen == pieces - 1) *counter = 0;  // nobody else touches it in this launch
     *arrivals = seen;
   }
   NamedBarrierSync(kStreamKBarrier, kX);
