@@ -13,10 +13,11 @@ for tool in memcheck racecheck; do
   timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/sm90_nvfp4_grouped_gemm_test \
     --gtest_filter="$F" > $L/sanitize_$tool.txt 2>&1; echo "rc=$?" >> $L/sanitize_$tool.txt
   tail -3 $L/sanitize_$tool.txt
+  tar cJf ${OUT:-/tmp/out}/all_logs.tar.xz -C $L .
 done
 for i in 1 2 3 4; do
-  timeout 60 taskset -c 5 $B/bin/replay --encore_json=$L/replay/replay_$i.json \
+  timeout 80 taskset -c 5 $B/bin/replay --encore_json=$L/replay/replay_$i.json \
     --encore_commit="$1" > $L/replay/replay_$i.txt 2>&1
   grep -E "floors|graph_per_call  |graph_batch  |sequence_step  " $L/replay/replay_$i.txt | cut -c1-120
+  tar cJf ${OUT:-/tmp/out}/all_logs.tar.xz -C $L .
 done
-tar cJf ${OUT:-/tmp/out}/all_logs.tar.xz -C $L .
