@@ -136,11 +136,8 @@ bool Case(cudaStream_t s, cudaEvent_t ev, int* out, long long spin_ns, int nodes
 }
 
 bool Main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device\n");
-    return false;
-  }
+  cudaDeviceProp prop;
+  if (!micro::DeviceInfo(&prop)) return false;
   cudaStream_t s;
   MICRO_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t ev;

@@ -139,11 +139,8 @@ bool Sweep(cudaStream_t s, int* out) {
 }
 
 bool Main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("no CUDA device\n");
-    return false;
-  }
+  cudaDeviceProp prop;
+  if (!micro::DeviceInfo(&prop)) return false;
   cudaStream_t s;
   MICRO_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   int* out = nullptr;
