@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <set>
@@ -48,13 +49,26 @@ void Check(const absl::Status& s) {
   }
 }
 
+// Candidate stream-K cost constants (RunnerOptions::stream_k_costs, PackCost units of ~4.5 ns:
+// piece_fixed, io_fixed, io_per_row), compared on the stream-K shapes by
+// "<prefix>/<shape>/stream_k/costs<i>". 0: the defaults (run 75's fit). The others from session 12's
+// stamps (run 88): a piece's loop start, gap and epilogue ~1.3-2.2 us (300-450 units) against the
+// default 150; a split's store or read ~1.0 us + ~0.01 us per token row (230 + 2 per row) against
+// 4 per row.
+constexpr StreamKCosts kSkCosts[] = {
+    {150, 0, 4}, {300, 230, 2}, {450, 230, 2}, {300, 0, 4}, {150, 230, 2}, {450, 0, 4},
+};
+constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
+
 // One runner per token pre-pass mode, one more with the pre-pass fused into the GEMM where the
-// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise), and one per forced
-// token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto).
+// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise), one per forced
+// token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto),
+// one unpacked, and one per kSkCosts entry after the first.
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 0,
-                         bool unpacked = false) {
-  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[unpacked        ? 20
+                         bool unpacked = false, int sk_costs = 0) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1 + kNumSkCosts];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[sk_costs > 0   ? 20 + sk_costs
+                                                      : unpacked      ? 20
                                                       : tile_rows > 0 ? 3 + tile_rows / 16
                                                       : fused         ? 3
                                                                       : static_cast<int>(mode)];
@@ -64,6 +78,7 @@ Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 
     options.fuse_token_prepass = fused;
     options.token_tile_rows = tile_rows;
     options.pack_tiles = !unpacked;
+    options.stream_k_costs = kSkCosts[sk_costs];
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -160,6 +175,7 @@ struct CallMode {
   bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
   int tile_rows = 0;      // RunnerOptions::token_tile_rows
   bool unpacked = false;  // RunnerOptions::pack_tiles = false
+  int sk_costs = 0;       // RunnerOptions::stream_k_costs = kSkCosts[sk_costs]
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -248,7 +264,8 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   const Part part = how.part;
   bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm = Runner(how.prepass, how.fused, how.tile_rows, how.unpacked);
+  Nvfp4GroupedGemm* gemm =
+      Runner(how.prepass, how.fused, how.tile_rows, how.unpacked, how.sk_costs);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -397,6 +414,17 @@ void Register(int sm_count) {
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Fused());
+  }
+  // Stream-K partitions from other cost constants: "<prefix>/<shape>/stream_k/costs<i>" (kSkCosts).
+  if (sm90::kStreamKBuilt) {
+    for (int i = 0; i < kNumSkCosts; ++i) {
+      CallMode how;
+      how.sk_costs = i;
+      RegisterTimed(absl::StrCat("gpumode/s0/stream_k/costs", i), kShapes[0].m, kShapes[0].n,
+                    kShapes[0].k, KernelKind::kStreamK, 30, how);
+      RegisterTimed(absl::StrCat("fewtiles/one_tile/stream_k/costs", i), kFewTileShapes[0].m,
+                    kFewTileShapes[0].n, kFewTileShapes[0].k, KernelKind::kStreamK, 15, how);
+    }
   }
   for (const BenchShape& s : kFewTileShapes) {
     for (KernelKind kind : {KernelKind::kAuto, KernelKind::kSimple, KernelKind::kStreamK}) {

@@ -200,8 +200,9 @@ class ShapePlanMemo {
   static constexpr size_t kMaxEntries = 4096;
 
   // `forced_cap`: RunnerOptions::token_tile_rows (0: chosen per problem); `pack`:
-  // RunnerOptions::pack_tiles. Both constant per runner.
-  ShapePlanMemo(int forced_cap, bool pack) : forced_cap_(forced_cap), pack_(pack) {}
+  // RunnerOptions::pack_tiles; `sk_costs`: RunnerOptions::stream_k_costs. Constant per runner.
+  ShapePlanMemo(int forced_cap, bool pack, const StreamKCosts& sk_costs)
+      : forced_cap_(forced_cap), pack_(pack), sk_costs_(sk_costs) {}
 
   ShapePlan Get(absl::Span<const GroupProblem> groups, int sm_count, bool allow_stream_k) {
     ShapeList key;
@@ -216,7 +217,7 @@ class ShapePlanMemo {
       auto it = plans_.find(key);
       if (it != plans_.end()) return it->second;
     }
-    const ShapePlan plan = Compute(key, sm_count, allow_stream_k, forced_cap_, pack_);
+    const ShapePlan plan = Compute(key, sm_count, allow_stream_k, forced_cap_, pack_, sk_costs_);
     encore::MutexLock lock(&mu_);
     if (plans_.size() >= kMaxEntries) plans_.clear();  // bounded; recomputing is only slow
     plans_.emplace(key, plan);
@@ -229,7 +230,7 @@ class ShapePlanMemo {
   };
 
   static ShapePlan Compute(const ShapeList& key, int sm_count, bool allow_stream_k, int forced_cap,
-                           bool pack) {
+                           bool pack, const StreamKCosts& sk_costs) {
     const int n = key.count;
     // Largest M first (stable insertion sort).
     std::array<int, kMaxGroups> by_m;
@@ -254,7 +255,7 @@ class ShapePlanMemo {
     CostOrder(key, by_m, n, TileShape::kMaxBlockM, &plan.sk_order);
     if (pack) plan.packed = PlanPacking(key, by_m, n, plan, sm_count);
     if (allow_stream_k) {
-      plan.stream_k = PlanStreamKFor(key, plan.sk_order, n, sm_count);
+      plan.stream_k = PlanStreamKFor(key, plan.sk_order, n, sm_count, sk_costs);
       if (plan.stream_k != nullptr && plan.stream_k->splits > 0) {
         plan.choice.stream_k =
             PreferStreamK(plan.stream_k->makespan, WholeMakespan(key, plan, n, sm_count));
@@ -267,7 +268,8 @@ class ShapePlanMemo {
   // tiles, onto at most min(sm_count, kMaxPackedCtas) CTAs; nullptr where it cannot be described
   // (no tiles, or more k-blocks than an int holds).
   static std::shared_ptr<const StreamKPlan> PlanStreamKFor(
-      const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order, int n, int sm_count) {
+      const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order, int n, int sm_count,
+      const StreamKCosts& sk_costs) {
     std::array<int, kMaxGroups> cap_of;
     cap_of.fill(TileShape::kMaxBlockM);
     std::vector<StreamKTile> tiles;
@@ -278,7 +280,7 @@ class ShapePlanMemo {
     });
     if (tiles.empty() || units > std::numeric_limits<int>::max()) return nullptr;
     return std::make_shared<const StreamKPlan>(
-        PlanStreamK(tiles, std::min(sm_count, sm90::kMaxPackedCtas)));
+        PlanStreamK(tiles, std::min(sm_count, sm90::kMaxPackedCtas), sk_costs));
   }
 
   // The modelled makespan (PackCost) of what kAuto runs with whole tiles: the packed schedule,
@@ -415,6 +417,7 @@ class ShapePlanMemo {
 
   const int forced_cap_;
   const bool pack_;
+  const StreamKCosts sk_costs_;
   encore::Mutex mu_;
   absl::flat_hash_map<ShapeList, ShapePlan> plans_ ABSL_GUARDED_BY(mu_);
 };
@@ -427,7 +430,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                        bool has_device, void* fake_token_workspace = nullptr)
       : info_(std::move(info)),
         maps_(api, options.tensor_map_cache_capacity),
-        shape_plans_(options.token_tile_rows, options.pack_tiles),
+        shape_plans_(options.token_tile_rows, options.pack_tiles, options.stream_k_costs),
         stream_k_(options.stream_k),
         token_prepass_(options.token_prepass),
         token_workspace_bytes_(options.token_workspace_bytes),
@@ -826,6 +829,12 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
         absl::StrCat("options.token_tile_rows = ", options.token_tile_rows, ": 0 or a multiple of ",
                      sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
                      sm90::TileShape::kMaxBlockM, "]"));
+  }
+  const StreamKCosts& sk = options.stream_k_costs;
+  if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ", sk.io_fixed,
+        ", io_per_row ", sk.io_per_row, "}: costs must be >= 0"));
   }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
+#include "gemm/stream_k_costs.h"
 
 namespace encore::gemm {
 
@@ -53,6 +54,10 @@ struct RunnerOptions {
   // fp32 partial tiles and arrival counters, allocated by that stream's first stream-K plan
   // outside a capture, counted in max_token_workspaces); without one, kAuto runs whole tiles.
   bool stream_k = true;
+  // The stream-K partition's cost constants (gemm/stream_k_costs.h; the defaults are the fitted
+  // ones). For comparing partitions of one problem (the kernel benchmark's .../stream_k/costs_*);
+  // Create rejects negative values.
+  StreamKCosts stream_k_costs;
   // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated
   // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
   // point into them); at most max_token_workspaces streams (token and stream-K workspaces

@@ -14,6 +14,7 @@
 
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
+#include "gemm/stream_k_costs.h"
 
 namespace encore::gemm {
 
@@ -367,8 +368,9 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 // tiles of unequal cost per SM). Stream-K cuts the tile table's k-blocks (tile after tile) into
 // one contiguous range per CTA, balanced by PackCost, so every CTA gets about the same modelled
 // load; a tile cut between CTAs is summed through fp32 partials (StreamKReduce). McNaughton's
-// wrap-around rule with the costs of a split: a piece pays the per-tile fixed cost, and storing or
-// reading its partial costs kStreamKIoPerRow units per token row (in 64-row chunks). A CTA ends on
+// wrap-around rule with the costs of a split (StreamKCosts, by default the fitted constants): a
+// piece pays piece_fixed (kPackTileFixed), and storing or reading its partial costs io_fixed +
+// io_per_row (kStreamKIoPerRow) units per token row (in 64-row chunks). A CTA ends on
 // a tile boundary where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb
 // k-blocks does.
 // NOTES (run 75, H200): kStreamKIoPerRow = 4 (512 bytes a row in ~18 ns: ~28 GB/s per SM, all
@@ -389,11 +391,14 @@ struct StreamKPlan {
 };
 inline constexpr int kStreamKMinPieceKb = 2;
 inline constexpr long long kStreamKIoPerRow = 4;
+static_assert(StreamKCosts{}.piece_fixed == kPackTileFixed &&
+                  StreamKCosts{}.io_fixed == 0 && StreamKCosts{}.io_per_row == kStreamKIoPerRow,
+              "StreamKCosts' defaults are the fitted constants");
 
 // Fills CTAs in order up to `target` each (a CTA whose first item alone exceeds it takes at least
 // a minimum piece); returns the plan, whose ctas may exceed max_ctas (then target is too small).
 inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long target,
-                               int max_ctas) {
+                               int max_ctas, const StreamKCosts& costs = {}) {
   StreamKPlan out;
   out.begin.assign(1, 0);
   long long load = 0;
@@ -405,11 +410,12 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
   };
   for (const StreamKTile& t : tiles) {
     const long long per = PackKBlockCost(t.rows);
-    const long long io = kStreamKIoPerRow * ((t.rows + 63) / 64 * 64);  // 64-column chunks
+    const long long io =
+        costs.io_fixed + costs.io_per_row * ((t.rows + 63) / 64 * 64);  // 64-column chunks
     int left = t.kblocks;
     bool split = false;  // an earlier CTA holds this tile's first piece
     while (left > 0) {
-      const long long rest = left * per + kPackTileFixed + (split ? io : 0);
+      const long long rest = left * per + costs.piece_fixed + (split ? io : 0);
       if (load + rest <= target || (load == 0 && left < 2 * kStreamKMinPieceKb)) {
         load += rest;
         unit += left;
@@ -421,11 +427,11 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
       const long long after =
           std::max<long long>(1, (left * per + target - 1) / std::max(target, 1LL));
       const long long piece_io = split ? io : io * after;
-      long long fit = (target - load - kPackTileFixed - piece_io) / per;
+      long long fit = (target - load - costs.piece_fixed - piece_io) / per;
       if (load == 0) fit = std::max<long long>(fit, kStreamKMinPieceKb);
       fit = std::min<long long>(fit, left - kStreamKMinPieceKb);
       if (fit >= kStreamKMinPieceKb) {
-        load += fit * per + kPackTileFixed + piece_io;
+        load += fit * per + costs.piece_fixed + piece_io;
         unit += static_cast<int>(fit);
         left -= static_cast<int>(fit);
         if (!split) ++out.splits;
@@ -448,24 +454,25 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
 // CTA a read per piece, so the makespan is not monotonic in the target) in steps of 5% up to the
 // total, then steps of 1% around the best; the smallest makespan wins (ties: fewer splits). Host
 // only, once per shape (allocates; ~150 fills of O(tiles)).
-inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ctas) {
+inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ctas,
+                               const StreamKCosts& costs = {}) {
   max_ctas = std::max(1, max_ctas);
   long long total = 0;
-  for (const StreamKTile& t : tiles) total += PackCost(t.rows, t.kblocks);
+  for (const StreamKTile& t : tiles) total += t.kblocks * PackKBlockCost(t.rows) + costs.piece_fixed;
   if (tiles.empty()) return StreamKPlan{0, {0}, 0, 0};
   long long lo = std::max<long long>(1, total / max_ctas), hi = total + 1;
   while (lo < hi) {
     const long long mid = lo + (hi - lo) / 2;
-    if (FillStreamK(tiles, mid, max_ctas).ctas <= max_ctas) {
+    if (FillStreamK(tiles, mid, max_ctas, costs).ctas <= max_ctas) {
       hi = mid;
     } else {
       lo = mid + 1;
     }
   }
-  StreamKPlan best = FillStreamK(tiles, lo, max_ctas);
+  StreamKPlan best = FillStreamK(tiles, lo, max_ctas, costs);
   long long best_target = lo;
   auto consider = [&](long long target) {
-    StreamKPlan p = FillStreamK(tiles, target, max_ctas);
+    StreamKPlan p = FillStreamK(tiles, target, max_ctas, costs);
     if (p.ctas > max_ctas) return;
     if (p.makespan < best.makespan || (p.makespan == best.makespan && p.splits < best.splits)) {
       best = std::move(p);

@@ -108,6 +108,37 @@ TEST(StreamKPartitionTest, EveryUnitOnceSlotsAndCountersUnique) {
   }
 }
 
+// StreamKCosts: the defaults are the fitted constants (the same plan as without them), and other
+// costs give other, still valid partitions; dearer splits give fewer of them.
+TEST(StreamKPartitionTest, CostsShapeThePartition) {
+  const std::vector<int> s0 = {256, 176, 160, 128, 96, 80, 80, 64};
+  std::vector<int> tile_kb;
+  std::vector<StreamKTile> tiles;
+  for (int r : s0) {
+    for (int nt = 0; nt < 32; ++nt) {
+      tiles.push_back({56, r});
+      tile_kb.push_back(56);
+    }
+  }
+  const StreamKPlan base = PlanStreamK(tiles, 132);
+  const StreamKPlan same = PlanStreamK(tiles, 132, StreamKCosts{});
+  EXPECT_EQ(same.begin, base.begin);
+  EXPECT_EQ(same.makespan, base.makespan);
+  StreamKCosts dear_pieces;
+  dear_pieces.piece_fixed = 250;
+  dear_pieces.io_fixed = 300;
+  dear_pieces.io_per_row = 2;
+  StreamKCosts dear_splits;
+  dear_splits.io_fixed = 3000;
+  for (const StreamKCosts& c : {dear_pieces, dear_splits}) {
+    const StreamKPlan p = PlanStreamK(tiles, 132, c);
+    ASSERT_LE(p.ctas, 132);
+    CheckPartition(tile_kb, p.begin);
+    EXPECT_NE(p.begin, base.begin);
+  }
+  EXPECT_LT(PlanStreamK(tiles, 132, dear_splits).splits, base.splits);
+}
+
 // The partition balances the modelled cost: every CTA within a tile's fixed cost and two
 // partial transfers of the best possible (total / CTAs) on GPU MODE shape 0's tile table, which it
 // splits (run 75: 104 vs 109 us packed); shape 2's 72 wide tiles split into 2-3 pieces each cost

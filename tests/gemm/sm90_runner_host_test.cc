@@ -317,6 +317,20 @@ TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
   }
 }
 
+// RunnerOptions::stream_k_costs: Create rejects negative costs before it looks for a device.
+TEST(StreamKCostsTest, NegativeCostsAreRejected) {
+  for (int field = 0; field < 3; ++field) {
+    RunnerOptions o;
+    (field == 0 ? o.stream_k_costs.piece_fixed
+                : field == 1 ? o.stream_k_costs.io_fixed
+                             : o.stream_k_costs.io_per_row) = -1;
+    const auto r = Nvfp4GroupedGemm::Create(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "stream_k_costs")) << r.status();
+  }
+}
+
 TEST_F(Sm90RunnerHostTest, TensorMapsAreEncodedOncePerPointerAndShape) {
   const auto g = Groups({80, 176, 128, 72}, 4096, 7168, 4);
   ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));

@@ -1,0 +1,25 @@
+// The stream-K partition's cost constants (gemm/heuristics.h PlanStreamK), as a runner option so
+// that one benchmark process can compare partitions of the same problem (RunnerOptions).
+// Units: PackCost's, ~4.5 ns of the H200's main loop.
+//
+// Example:
+//   RunnerOptions options;
+//   options.stream_k_costs.piece_fixed = 250;  // a piece's fixed cost
+//   auto runner = Nvfp4GroupedGemm::Create(options);
+#ifndef ENCORE_GEMM_STREAM_K_COSTS_H_
+#define ENCORE_GEMM_STREAM_K_COSTS_H_
+
+namespace encore::gemm {
+
+struct StreamKCosts {
+  // Every piece (a whole tile or a part of one): its main loop's start and its tile's end.
+  long long piece_fixed = 150;  // heuristics.h kPackTileFixed
+  // Storing or reading a split tile's fp32 partial, per side: io_fixed + io_per_row per token row
+  // (rows rounded up to 64-column chunks).
+  long long io_fixed = 0;
+  long long io_per_row = 4;  // heuristics.h kStreamKIoPerRow (run 75)
+};
+
+}  // namespace encore::gemm
+
+#endif  // ENCORE_GEMM_STREAM_K_COSTS_H_
