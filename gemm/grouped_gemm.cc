@@ -832,9 +832,9 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   }
   const StreamKCosts& sk = options.stream_k_costs;
   if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ", sk.io_fixed,
-        ", io_per_row ", sk.io_per_row, "}: costs must be >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ",
+                     sk.io_fixed, ", io_per_row ", sk.io_per_row, "}: costs must be >= 0"));
   }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));

@@ -369,8 +369,9 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 // one contiguous range per CTA, balanced by PackCost, so every CTA gets about the same modelled
 // load; a tile cut between CTAs is summed through fp32 partials (StreamKReduce). McNaughton's
 // wrap-around rule with the costs of a split (StreamKCosts, by default the fitted constants): a
-// piece pays piece_fixed (kPackTileFixed), and storing or reading its partial costs io_fixed +
-// io_per_row (kStreamKIoPerRow) units per token row (in 64-row chunks). A CTA ends on
+// piece pays piece_fixed (kPackTileFixed), and storing or reading its partial costs io_fixed
+// (kStreamKIoFixed) + io_per_row (kStreamKIoPerRow) units per token row (in 64-row chunks). A CTA
+// ends on
 // a tile boundary where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb
 // k-blocks does.
 // NOTES (run 75, H200): kStreamKIoPerRow = 4 (512 bytes a row in ~18 ns: ~28 GB/s per SM, all
@@ -379,6 +380,10 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 // for the simple kernel's 120 narrower tiles (model -20%), shape 1 67.8 against 59.2 (model
 // +4%). With 4, kAuto splits shape 0 and one long tile (fewtiles/one_tile 18.8 us vs 33.4 simple)
 // and none of shapes 1-3.
+// NOTES (run 92, H200): session 12's stamps put a split's store or read at ~1 us + ~0.01 us per
+// token row; of six candidate constants (the benchmark's .../stream_k/costs<i>) io 230 + 2 per
+// row partitioned shape 0 best: 98.3 us vs 99.7 with 4 per row (3 processes), one_tile equal
+// (18.0-18.1), and kAuto's choice unchanged on every benchmark and test shape (host check).
 struct StreamKTile {
   int kblocks = 0;
   int rows = 0;  // wgmma width (token rows rounded to the granule)
@@ -390,9 +395,11 @@ struct StreamKPlan {
   int splits = 0;          // tiles cut between CTAs
 };
 inline constexpr int kStreamKMinPieceKb = 2;
-inline constexpr long long kStreamKIoPerRow = 4;
+inline constexpr long long kStreamKIoFixed = 230;
+inline constexpr long long kStreamKIoPerRow = 2;
 static_assert(StreamKCosts{}.piece_fixed == kPackTileFixed &&
-                  StreamKCosts{}.io_fixed == 0 && StreamKCosts{}.io_per_row == kStreamKIoPerRow,
+                  StreamKCosts{}.io_fixed == kStreamKIoFixed &&
+                  StreamKCosts{}.io_per_row == kStreamKIoPerRow,
               "StreamKCosts' defaults are the fitted constants");
 
 // Fills CTAs in order up to `target` each (a CTA whose first item alone exceeds it takes at least
@@ -458,7 +465,9 @@ inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ct
                                const StreamKCosts& costs = {}) {
   max_ctas = std::max(1, max_ctas);
   long long total = 0;
-  for (const StreamKTile& t : tiles) total += t.kblocks * PackKBlockCost(t.rows) + costs.piece_fixed;
+  for (const StreamKTile& t : tiles) {
+    total += t.kblocks * PackKBlockCost(t.rows) + costs.piece_fixed;
+  }
   if (tiles.empty()) return StreamKPlan{0, {0}, 0, 0};
   long long lo = std::max<long long>(1, total / max_ctas), hi = total + 1;
   while (lo < hi) {

@@ -16,8 +16,8 @@ struct StreamKCosts {
   long long piece_fixed = 150;  // heuristics.h kPackTileFixed
   // Storing or reading a split tile's fp32 partial, per side: io_fixed + io_per_row per token row
   // (rows rounded up to 64-column chunks).
-  long long io_fixed = 0;
-  long long io_per_row = 4;  // heuristics.h kStreamKIoPerRow (run 75)
+  long long io_fixed = 230;  // heuristics.h kStreamKIoFixed (run 92)
+  long long io_per_row = 2;  // heuristics.h kStreamKIoPerRow (run 92; 4 and no fixed part before)
 };
 
 }  // namespace encore::gemm

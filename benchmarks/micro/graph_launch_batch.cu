@@ -128,9 +128,10 @@ bool Case(cudaStream_t s, cudaEvent_t ev, int* out, long long spin_ns, int nodes
       !Rounds(s, ev, execs, 15, &distinct)) {
     return false;
   }
-  std::printf("busy %5.1f us, %d-node%s: back-to-back x100 %5.3f | batch x15 same %5.3f | "
-              "batch x15 distinct %5.3f us per launch\n",
-              spin_ns / 1000.0, nodes, nodes > 1 ? " pdl" : "", b2b, same, distinct);
+  std::printf(
+      "busy %5.1f us, %d-node%s: back-to-back x100 %5.3f | batch x15 same %5.3f | "
+      "batch x15 distinct %5.3f us per launch\n",
+      spin_ns / 1000.0, nodes, nodes > 1 ? " pdl" : "", b2b, same, distinct);
   for (cudaGraphExec_t x : execs) MICRO_CHECK(cudaGraphExecDestroy(x));
   return true;
 }

@@ -169,7 +169,8 @@ TEST(PlanStreamKTest, BalancesModelledCost) {
   for (int r : s0) total += 32 * PackCost(r, 56);
   EXPECT_GE(p0.ctas, 128);
   EXPECT_GT(p0.splits, 0);
-  EXPECT_LE(p0.makespan, total / 132 + kPackTileFixed + 2 * 256 * kStreamKIoPerRow + 256);
+  EXPECT_LE(p0.makespan,
+            total / 132 + kPackTileFixed + 2 * (kStreamKIoFixed + 256 * kStreamKIoPerRow) + 256);
   EXPECT_TRUE(PreferStreamK(p0.makespan, packed(s0, 32, 56)));
   // Shape 2: 192 and 2 x 160 tokens, 24 weight tiles, 32 k-blocks; the simple kernel runs 120
   // whole tiles of at most 128 tokens (one a CTA: the costliest, 112 tokens).

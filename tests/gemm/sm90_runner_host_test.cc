@@ -321,9 +321,9 @@ TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
 TEST(StreamKCostsTest, NegativeCostsAreRejected) {
   for (int field = 0; field < 3; ++field) {
     RunnerOptions o;
-    (field == 0 ? o.stream_k_costs.piece_fixed
-                : field == 1 ? o.stream_k_costs.io_fixed
-                             : o.stream_k_costs.io_per_row) = -1;
+    (field == 0   ? o.stream_k_costs.piece_fixed
+     : field == 1 ? o.stream_k_costs.io_fixed
+                  : o.stream_k_costs.io_per_row) = -1;
     const auto r = Nvfp4GroupedGemm::Create(o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field;

@@ -32,7 +32,8 @@ __device__ __forceinline__ uint32_t PackHalf2Scaled(float lo, float hi, float k)
 }
 
 // Chunk kCh's 16 accumulators of one strip (tokens [32 kCh, 32 kCh + 32) of the thread's weight
-// rows) scaled by k, packed as 8 half2: r[4 jp + q] is n8 block 4 kCh + 2 jp (+1 for q >= 2)'s pair q.
+// rows) scaled by k, packed as 8 half2: r[4 jp + q] is n8 block 4 kCh + 2 jp (+1 for q >= 2)'s pair
+// q.
 template <int kCh>
 __device__ __forceinline__ void PackChunk(const float* strip, float k, uint32_t (&r)[8]) {
   const float* ac = strip + 16 * kCh;
@@ -100,13 +101,13 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
     for (int ch = 0; ch < chunks; ++ch) {
       uint32_t r[8];
       switch (ch) {
-#define ENCORE_CHUNK(c)                                     \
-  case c:                                                   \
-    if constexpr (c < kChunks && kPackFirst) {              \
-      for (int i = 0; i < 8; ++i) r[i] = pk[c][i];         \
-    } else if constexpr (c < kChunks) {                     \
-      PackChunk<c>(strip, kOut, r);                         \
-    }                                                       \
+#define ENCORE_CHUNK(c)                            \
+  case c:                                          \
+    if constexpr (c < kChunks && kPackFirst) {     \
+      for (int i = 0; i < 8; ++i) r[i] = pk[c][i]; \
+    } else if constexpr (c < kChunks) {            \
+      PackChunk<c>(strip, kOut, r);                \
+    }                                              \
     break;
         ENCORE_CHUNK(0)
         ENCORE_CHUNK(1)

@@ -119,7 +119,10 @@ __device__ __forceinline__ void RedReleaseGpuAdd(uint32_t* p, uint32_t v) {
 // Atomic add returning the old value, acquire + release at GPU scope.
 __device__ __forceinline__ uint32_t AtomAddAcqRelGpu(uint32_t* p, uint32_t v) {
   uint32_t old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
   return old;
 }
 

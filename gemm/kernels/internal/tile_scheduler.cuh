@@ -203,9 +203,9 @@ inline constexpr uint32_t kStreamKBarrier = 1 + TileShape::kConsumerWgs;
 // NOTES: release = every consumer thread's stores, bar.sync, then thread 0's release atomic
 // (cumulative over what the barrier ordered before it); acquire = the last arriver's acquire
 // atomic or load, bar.sync, then L2 loads (ld.global.cg: L1 is not coherent). (Before run 88:
-// __threadfence, i.e. fence.sc.gpu, around relaxed atomics.) The decisions read back from shared memory go
-// through a warp vote (__all_sync: the same answer in every lane): branching on the plain load,
-// ptxas took the whole tile loop off the uniform datapath (run 74-75 SASS: an R2UR per wgmma,
+// __threadfence, i.e. fence.sc.gpu, around relaxed atomics.) The decisions read back from shared
+// memory go through a warp vote (__all_sync: the same answer in every lane): branching on the plain
+// load, ptxas took the whole tile loop off the uniform datapath (run 74-75 SASS: an R2UR per wgmma,
 // 398 R2UR vs 147 with the vote; the kernel ran 15% slower than the simple one on equal tiles).
 inline constexpr int kStreamKStored = 1 << 16;  // added per stored partial (2-piece protocol)
 
