@@ -224,6 +224,25 @@ struct StreamKPartition {
   }
 };
 
+// The CTAs holding units tv0 and tv1 - 1 of a tile that CTA `self`'s range [v_begin, v_end)
+// (= [begin[self], begin[self + 1])) touches: StreamKPartition::CtaOf of each, found by stepping
+// from self (only a range's first tile starts in an earlier CTA and only its last one ends in a
+// later one). `ctas()` gives the partition's CTA count, read only when the tile ends past v_end
+// (the kernel's stream-K walk, tile_scheduler.cuh, reads it from the parameter block there).
+template <typename Ctas>
+ENCORE_HOST_DEVICE void StreamKPieceCtas(const int* begin, Ctas ctas, int self, int v_begin,
+                                         int v_end, int tv0, int tv1, int* first, int* last) {
+  int f = self, l = self;
+  if (tv0 < v_begin) {
+    while (f > 0 && begin[f] > tv0) --f;
+  }
+  if (tv1 > v_end) {
+    while (l + 1 < ctas() && begin[l + 1] <= tv1 - 1) ++l;
+  }
+  *first = f;
+  *last = l;
+}
+
 // Stream-K workspace: per CTA two fp32 partial-tile slots (a CTA holds at most two pieces of
 // split tiles: the one its range starts in and the one it ends in; a piece of a tile nw tokens
 // wide uses the first nw / 2 floats of each consumer thread's share) and one arrival counter

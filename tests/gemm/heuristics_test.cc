@@ -47,6 +47,14 @@ void CheckPartition(const std::vector<int>& tile_kb, const std::vector<int>& beg
       for (long long u = v; u < std::min(v_end, v1); ++u) ++covered[u];
       pieces[static_cast<int>(t)].push_back(
           {b, part.CtaOf(tile_v0[t]), part.CtaOf(v1 - 1), part.Slot(b, tile_v0[t])});
+      // The kernel's walk (stepping from its own CTA) finds the same CTAs.
+      int first = -1, last = -1;
+      sm90::StreamKPieceCtas(
+          begin.data(), [&] { return part.ctas; }, b, part.RangeBegin(b),
+          static_cast<int>(v_end), static_cast<int>(tile_v0[t]), static_cast<int>(v1), &first,
+          &last);
+      EXPECT_EQ(first, part.CtaOf(tile_v0[t])) << "CTA " << b << ", tile " << t;
+      EXPECT_EQ(last, part.CtaOf(v1 - 1)) << "CTA " << b << ", tile " << t;
       v = std::min(v_end, v1);
     }
   }

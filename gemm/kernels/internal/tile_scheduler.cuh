@@ -127,20 +127,12 @@ struct TileScheduler {
     w->grp = c->grp;
     w->kb0 = c->v - c->tv0;
     w->kb1 = min(c->v_end, tv1) - c->tv0;
-    // NOTES: the CTAs holding the tile's first and last units, found by walking from this CTA
-    // (only a range's first tile starts in an earlier CTA and only its last one ends in a later
-    // one; ranges are long, so a step or two) instead of StreamKPartition::CtaOf's binary search:
-    // each probe is a dependent, dynamically indexed read of the parameter block.
-    const int self = static_cast<int>(blockIdx.x);
-    int first = self, last = self;
-    if (c->tv0 < c->v_begin) {
-      while (first > 0 && p.sk_begin[first] > c->tv0) --first;
-    }
-    if (tv1 > c->v_end) {
-      while (last + 1 < p.sk_ctas && p.sk_begin[last + 1] <= tv1 - 1) ++last;
-    }
-    w->first = first;
-    w->last = last;
+    // NOTES: the CTAs holding the tile's first and last units by stepping from this CTA (ranges
+    // are long: a step or two) instead of StreamKPartition::CtaOf's binary search, whose every
+    // probe is a dependent, dynamically indexed read of the parameter block (run 88).
+    StreamKPieceCtas(
+        p.sk_begin, [&] { return p.sk_ctas; }, static_cast<int>(blockIdx.x), c->v_begin,
+        c->v_end, c->tv0, tv1, &w->first, &w->last);
     c->v = min(c->v_end, tv1);
     ++c->t;
     c->tv0 = tv1;
