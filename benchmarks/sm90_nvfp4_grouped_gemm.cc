@@ -235,6 +235,8 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
   auto log = DeviceBuffer::Create(sizeof(sm90::StampLog));
   Check(records.status());
   Check(log.status());
+  // The GEMM CTAs reserve slots in blocks (stamps.cuh StampCtaBegin): unused ones keep this fill.
+  Check(cudaMemset(records->get(), 0xff, kCapacity * sizeof(sm90::StampRecord)), "log fill");
   const sm90::StampLog host_log{0, kCapacity, static_cast<sm90::StampRecord*>(records->get())};
   Check(cudaMemcpy(log->get(), &host_log, sizeof(host_log), cudaMemcpyHostToDevice), "log");
   DeviceBuffer& flush = FlushBuffer();
@@ -250,7 +252,8 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
   Check(cudaMemcpy(recs.data(), records->get(), recs.size() * sizeof(recs[0]),
                    cudaMemcpyDeviceToHost),
         "records back");
-  std::printf("== %s: %u stamps%s\n%s", name.c_str(), back.count,
+  benchmarks::DropUnusedSlots(&recs);
+  std::printf("== %s: %zu stamps in %u slots%s\n%s", name.c_str(), recs.size(), back.count,
               back.count > kCapacity ? " (log full: some dropped)" : "",
               benchmarks::FormatTimeline(benchmarks::BuildTimeline(recs)).c_str());
   const std::vector<benchmarks::CtaProfile> profile = benchmarks::BuildCtaProfile(recs);

@@ -163,6 +163,12 @@ std::string FormatTimeline(const Timeline& tl) {
   return out;
 }
 
+void DropUnusedSlots(std::vector<StampRecord>* records) {
+  records->erase(std::remove_if(records->begin(), records->end(),
+                                [](const StampRecord& r) { return EventOf(r) >= kEvents; }),
+                 records->end());
+}
+
 std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records) {
   std::vector<StampRecord> gemm;
   for (const StampRecord& r : records) {

@@ -38,6 +38,10 @@ struct Timeline {
 
 Timeline BuildTimeline(const std::vector<gemm::sm90::StampRecord>& records);
 
+// Removes the log's unused slots (a GEMM CTA reserves its slots in a block, stamps.cuh
+// StampCtaBegin; the host fills the log with 0xff first, so an unused slot's event byte is 0xff).
+void DropUnusedSlots(std::vector<gemm::sm90::StampRecord>* records);
+
 // One line per call: the pre-pass's entry / waited / done and the GEMM's entry / waited / first
 // tile start / last main-loop end / last tile end / trigger, each "first..last" us; then the
 // medians over the calls after the first of the gaps between them.

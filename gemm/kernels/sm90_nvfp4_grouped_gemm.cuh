@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                                                           : WarpRole::kIdle)));
 
   if (tid == 0) {
-    Stamp(StampEvent::kGemmEntry);
+    StampCtaBegin(StampEvent::kGemmEntry);
     // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
     // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
     for (int s = 0; s < P::kRawStages; ++s) {
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
     GridDependencyWait();
   }
-  if (tid == 128) Stamp(StampEvent::kGemmWaited);
+  if (tid == 128) StampCta(StampEvent::kGemmWaited);
 
   if constexpr (P::kPrepass) {
     // Before the register reallocation: the converters keep the launch's 168 registers.
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         // NOTES: runs 49-50 (stamps) saw no dependent of this kernel start before its last CTA
         // ended, also with every thread triggering first; see benchmarks/results/NOTES.md.
         GridDependentsLaunch();
-        Stamp(StampEvent::kTrigger);
+        StampCta(StampEvent::kTrigger);
       }
     } else if constexpr (P::kPrepass) {
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
@@ -158,15 +158,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
-      if (tid == 128) Stamp(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
+      if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
       ConsumerTile<kSrc>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
-      if (tid == 128) Stamp(StampEvent::kTileLoopEnd);
+      if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
       EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
-      if (tid == 128) Stamp(StampEvent::kTileEnd);
+      if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
   }
 }

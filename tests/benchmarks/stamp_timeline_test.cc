@@ -1,5 +1,6 @@
 #include "benchmarks/internal/stamp_timeline.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,21 @@ TEST(StampTimelineTest, PiecesCarryTheirWorkItems) {
   EXPECT_NE(text.find("piece 0 7 21 56 28.000 0.8000 1.000 0.000"), std::string::npos) << text;
   EXPECT_NE(text.find("piece 0 8 0 56 56.000 1.0000 30.000 1.000"), std::string::npos) << text;
   EXPECT_NE(text.find("cta 0 87.000"), std::string::npos) << text;
+}
+
+// A GEMM CTA's unused slots (the host's 0xff fill) are dropped; every stamp is kept, in order.
+TEST(StampTimelineTest, UnusedSlotsAreDropped) {
+  StampRecord unused;
+  std::memset(&unused, 0xff, sizeof(unused));
+  std::vector<StampRecord> recs = {R(0, StampEvent::kGemmEntry, 0, 0), unused,
+                                   R(1000, StampEvent::kGemmWaited, 0, 0), unused, unused,
+                                   R(2000, StampEvent::kTileStart, 0, 0)};
+  DropUnusedSlots(&recs);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_EQ(recs[0].t, 0u);
+  EXPECT_EQ(recs[1].t, 1000u);
+  EXPECT_EQ(recs[2].t, 2000u);
+  EXPECT_EQ(BuildCtaProfile(recs).size(), 1u);
 }
 
 TEST(StampTimelineTest, EmptyLogGivesNoLaunches) {
