@@ -1,4 +1,4 @@
-// Device-side NVFP4 -> fp16 helpers: e4m3 scale pairs, fp16x2 multiplies and packing, broadcasts
+// Device-side NVFP4 -> fp16 helpers: e4m3 scale pairs, fp16x2 multiplies, broadcasts
 // (no tables, no local memory). The e2m1 bit tricks live in e2m1_bits.h (host-testable).
 #pragma once
 
@@ -8,12 +8,6 @@
 #include "gemm/kernels/internal/e2m1_bits.h"
 
 namespace encore::gemm::sm90 {
-
-// {lo, hi} rounded to fp16 (one cvt.rn.f16x2.f32).
-__device__ __forceinline__ uint32_t PackHalf2(float lo, float hi) {
-  const __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&h);
-}
 
 __device__ __forceinline__ uint32_t HMul2(uint32_t a, uint32_t b) {
   uint32_t d;
