@@ -203,7 +203,7 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     std::sort(v.begin(), v.end());
     bool started = false;
     uint64_t tile_start = 0, loop_end = 0, last = 0;
-    double first_start = -1, loops = 0, tails = 0;
+    double first_start = -1;
     CtaRecord rec;
     rec.block = key.second;
     PieceRecord piece;
@@ -215,13 +215,11 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
         if (first_start < 0) first_start = piece.start_us;
       } else if (e == static_cast<int>(StampEvent::kTileLoopEnd) && started) {
         piece.loop_us = (t - tile_start) * 1e-3;
-        loops += piece.loop_us;
         rec.pieces.push_back(piece);
         loop_end = t;
         last = std::max(last, t);
       } else if (e == static_cast<int>(StampEvent::kTileEnd) && loop_end != 0) {
         rec.pieces.back().tail_us = (t - loop_end) * 1e-3;
-        tails += rec.pieces.back().tail_us;
         last = std::max(last, t);
       }
     }
@@ -229,9 +227,14 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     start[k].push_back(first_start);
     end[k].push_back((static_cast<double>(last) - t0) * 1e-3);
     rec.end_us = end[k].back();
-    records_of[k].push_back(std::move(rec));
+    double loops = 0, tails = 0;
+    for (const PieceRecord& p : rec.pieces) {
+      loops += p.loop_us;
+      tails += p.tail_us;
+    }
     loop[k].push_back(loops);
     tail[k].push_back(tails);
+    records_of[k].push_back(std::move(rec));
   }
   std::vector<CtaProfile> out(launches);
   for (size_t k = 0; k < launches; ++k) {
@@ -253,8 +256,7 @@ std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extrem
   auto med = [&](auto field) {
     std::vector<double> v;
     for (size_t k = 1; k < launches.size(); ++k) v.push_back(field(launches[k]));
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return Median(std::move(v));
   };
   std::string out;
   absl::StrAppend(
