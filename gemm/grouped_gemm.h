@@ -55,7 +55,7 @@ struct RunnerOptions {
   // outside a capture, counted in max_token_workspaces); without one, kAuto runs whole tiles.
   bool stream_k = true;
   // The stream-K partition's cost constants (gemm/stream_k_costs.h; the defaults are the fitted
-  // ones). For comparing partitions of one problem (the kernel benchmark's .../stream_k/costs_*);
+  // ones). For comparing partitions of one problem (the kernel benchmark's .../stream_k/costs<i>);
   // Create rejects negative values.
   StreamKCosts stream_k_costs;
   // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated

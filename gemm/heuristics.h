@@ -371,15 +371,14 @@ inline long long SnakeMakespan(const std::vector<long long>& cost, int ctas) {
 // wrap-around rule with the costs of a split (StreamKCosts, by default the fitted constants): a
 // piece pays piece_fixed (kPackTileFixed), and storing or reading its partial costs io_fixed
 // (kStreamKIoFixed) + io_per_row (kStreamKIoPerRow) units per token row (in 64-row chunks). A CTA
-// ends on
-// a tile boundary where the next tile does not fit, unless a piece of at least kStreamKMinPieceKb
-// k-blocks does.
-// NOTES (run 75, H200): kStreamKIoPerRow = 4 (512 bytes a row in ~18 ns: ~28 GB/s per SM, all
-// SMs moving partials at about the same moments) fits what the first model (1 unit: ~110 GB/s)
-// got wrong: shape 0 measured 104 us against 109 packed (model -14%), shape 2 34.1 against 27.8
-// for the simple kernel's 120 narrower tiles (model -20%), shape 1 67.8 against 59.2 (model
-// +4%). With 4, kAuto splits shape 0 and one long tile (fewtiles/one_tile 18.8 us vs 33.4 simple)
-// and none of shapes 1-3.
+// ends on a tile boundary where the next tile does not fit, unless a piece of at least
+// kStreamKMinPieceKb k-blocks does.
+// NOTES (run 75, H200; refitted in run 92, below): 4 units per row (512 bytes a row in ~18 ns:
+// ~28 GB/s per SM, all SMs moving partials at about the same moments) fit what the first model
+// (1 unit: ~110 GB/s) got wrong: shape 0 measured 104 us against 109 packed (model -14%), shape 2
+// 34.1 against 27.8 for the simple kernel's 120 narrower tiles (model -20%), shape 1 67.8
+// against 59.2 (model +4%). With 4, kAuto split shape 0 and one long tile (fewtiles/one_tile
+// 18.8 us vs 33.4 simple) and none of shapes 1-3.
 // NOTES (run 92, H200): session 12's stamps put a split's store or read at ~1 us + ~0.01 us per
 // token row; of six candidate constants (the benchmark's .../stream_k/costs<i>) io 230 + 2 per
 // row partitioned shape 0 best: 98.3 us vs 99.7 with 4 per row (3 processes), one_tile equal
