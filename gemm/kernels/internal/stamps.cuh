@@ -33,11 +33,10 @@ __device__ __forceinline__ void WriteStamp(StampLog* log, uint32_t i, StampEvent
 }
 
 // A stamp that takes its slot from the log's counter (the pre-pass kernel's few stamps a block).
-__device__ __forceinline__ void Stamp(StampEvent e, uint32_t tile = kNoTile, int kb0 = 0,
-                                      int kb1 = 0) {
+__device__ __forceinline__ void Stamp(StampEvent e) {
   StampLog* log = g_stamp_log;
   if (log == nullptr) return;
-  WriteStamp(log, atomicAdd(&log->count, 1u), e, tile, kb0, kb1);
+  WriteStamp(log, atomicAdd(&log->count, 1u), e, kNoTile, 0, 0);
 }
 
 // The GEMM CTA's stamps: StampCtaBegin (thread 0, before the CTA's first barrier) reserves
@@ -68,7 +67,7 @@ __device__ __forceinline__ void StampCta(StampEvent e, uint32_t tile = kNoTile, 
   if (k < kCtaStampSlots) WriteStamp(log, st[0] + k, e, tile, kb0, kb1);
 }
 #else
-__device__ __forceinline__ void Stamp(StampEvent, uint32_t = kNoTile, int = 0, int = 0) {}
+__device__ __forceinline__ void Stamp(StampEvent) {}
 __device__ __forceinline__ void StampCtaBegin(StampEvent) {}
 __device__ __forceinline__ void StampCta(StampEvent, uint32_t = kNoTile, int = 0, int = 0) {}
 #endif
