@@ -403,13 +403,9 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
         ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/rep > 0));
         if (rep == 1) ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/true));
         SyncOrDie();
-        for (size_t g = 0; g < host.groups.size(); ++g) {
-          auto out = dev->DownloadC(static_cast<int>(g), nullptr);
-          ASSERT_TRUE(out.ok()) << out.status();
-          ExpectGroupMatches(
-              host.groups[g], *out, host.groups[g].shape.m, dist == Distribution::kGpuMode ? 0 : 1,
-              absl::StrCat("stream-K ", c.name, " ", DistName(dist), " rep ", rep, " group ", g));
-        }
+        ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(
+            host, *dev, dist == Distribution::kGpuMode ? 0 : 1,
+            absl::StrCat("stream-K ", c.name, " ", DistName(dist), " rep ", rep)));
       }
     }
   }
