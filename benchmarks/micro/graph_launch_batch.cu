@@ -22,8 +22,6 @@
 //     benchmarks/micro/graph_launch_batch.cu && ./graph_launch_batch
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -51,17 +49,6 @@ __global__ void Spin(const __grid_constant__ Block b) {
     }
   }
   if (threadIdx.x == 0 && b.pad[0] == 12345) *b.out = b.pad[1];
-}
-
-double Now() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // One exec per distinct block: `nodes` kernels in a chain, the second behind a programmatic edge.
@@ -100,14 +87,14 @@ bool Rounds(cudaStream_t s, cudaEvent_t ev, const std::vector<cudaGraphExec_t>& 
   for (int r = 0; r < 200; ++r) {
     MICRO_CHECK(cudaStreamSynchronize(s));
     MICRO_CHECK(cudaEventRecord(ev, s));  // the replay harness records its start event here
-    const double t0 = Now();
+    const double t0 = micro::NowUs();
     for (int i = 0; i < n; ++i) {
       MICRO_CHECK(cudaGraphLaunch(execs[i % execs.size()], s));
     }
-    t.push_back((Now() - t0) / n);
+    t.push_back((micro::NowUs() - t0) / n);
   }
   MICRO_CHECK(cudaStreamSynchronize(s));
-  *median = Median(t);
+  *median = micro::Median(t);
   return true;
 }
 
@@ -155,11 +142,11 @@ bool Main() {
     std::vector<double> t;
     for (int r = 0; r < 200; ++r) {
       cudaStreamCaptureStatus st;
-      const double t0 = Now();
+      const double t0 = micro::NowUs();
       for (int i = 0; i < 100; ++i) MICRO_CHECK(cudaStreamIsCapturing(s, &st));
-      t.push_back((Now() - t0) / 100);
+      t.push_back((micro::NowUs() - t0) / 100);
     }
-    std::printf("is_capturing %5.3f us\n", Median(t));
+    std::printf("is_capturing %5.3f us\n", micro::Median(t));
   }
   MICRO_CHECK(cudaFree(out));
   MICRO_CHECK(cudaEventDestroy(ev));

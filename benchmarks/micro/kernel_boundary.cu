@@ -21,11 +21,12 @@
 //     benchmarks/micro/kernel_boundary.cu && ./kernel_boundary
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "benchmarks/micro/micro_timing.cuh"
 
 #define CHECK(x)                                                                           \
   do {                                                                                     \
@@ -130,12 +131,6 @@ cudaError_t Launch(const KernelShape& k, Slot* slots, int idx, float* sink, cuda
   }
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 constexpr int kPairs = 100;
 constexpr int kLaunches = 2 * kPairs;
 
@@ -187,10 +182,12 @@ void RunSequence(const char* label, const KernelShape& ka, const KernelShape& kb
     }
   }
   const double spin = 0.5 * (ka.spin_ns + 7 * ka.stagger_ns + kb.spin_ns + 7 * kb.stagger_ns) * 1e-3;
-  std::printf("%-34s %-6s %-3s  per launch %6.2f us (spin ~%5.2f)  A>B entry %6.2f wait %6.2f  "
-              "B>A entry %6.2f wait %6.2f\n",
-              label, graph ? "graph" : "stream", pdl ? "pdl" : "-", Median(per_launch), spin,
-              Median(entry_ab), Median(wait_ab), Median(entry_ba), Median(wait_ba));
+  std::printf(
+      "%-34s %-6s %-3s  per launch %6.2f us (spin ~%5.2f)  A>B entry %6.2f wait %6.2f  "
+      "B>A entry %6.2f wait %6.2f\n",
+      label, graph ? "graph" : "stream", pdl ? "pdl" : "-", micro::Median(per_launch), spin,
+      micro::Median(entry_ab), micro::Median(wait_ab), micro::Median(entry_ba),
+      micro::Median(wait_ba));
   if (exec != nullptr) CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaEventDestroy(e0));
   CHECK(cudaEventDestroy(e1));

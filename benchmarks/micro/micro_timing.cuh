@@ -1,6 +1,7 @@
-// Shared harness of the nvcc-only micro-benchmarks (wgmma_rs_ceiling.cu, decode_ceiling.cu): a
-// checked CUDA call, and the best of `reps` timed launches of a kernel that reports CTA 0's
-// clock64 span.
+// Shared harness of the nvcc-only micro-benchmarks (wgmma_rs_ceiling.cu, decode_ceiling.cu, ...): a
+// checked CUDA call, the best of `reps` timed launches of a kernel that reports CTA 0's clock64
+// span, and the host clock and median the host-side micros (node_patch.cu, kernel_boundary.cu,
+// graph_launch_batch.cu) time with.
 //
 // Example:
 //   float ms = 0.f;
@@ -11,7 +12,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <vector>
 
 #define MICRO_CHECK(x)                                           \
   do {                                                           \
@@ -23,6 +27,20 @@
   } while (0)
 
 namespace micro {
+
+// Host time in microseconds (steady clock).
+inline double NowUs() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The upper median (0 for no values).
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 // A kernel's end: keeps its accumulators live (a store that never happens for real data) and
 // reports CTA 0's clock64 span.

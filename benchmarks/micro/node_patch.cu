@@ -14,7 +14,6 @@
 //     benchmarks/micro/node_patch.cu && ./node_patch
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -33,23 +32,17 @@ __global__ void Touch(const __grid_constant__ Block<kBytes> b) {
   if (threadIdx.x == 0 && b.pad[0] == 12345) *b.out = b.pad[(kBytes - 8) / 4 - 1];
 }
 
-double Now() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Best of 7 rounds of `n` calls of op (us per call); the stream drained between rounds.
 template <typename F>
 bool PerCall(cudaStream_t s, int n, F op, double* best) {
   *best = 1e30;
   for (int r = 0; r < 7; ++r) {
     MICRO_CHECK(cudaStreamSynchronize(s));
-    const double t0 = Now();
+    const double t0 = micro::NowUs();
     for (int i = 0; i < n; ++i) {
       if (!op(i)) return false;
     }
-    const double us = (Now() - t0) / n;
+    const double us = (micro::NowUs() - t0) / n;
     if (us < *best) *best = us;
   }
   return true;
