@@ -266,8 +266,8 @@ struct PrepassGroup {
   uint16_t* out;       // fp16 (as bits), m x TokenRowHalves(k)
   int m;               // rows (capacity when dynamic M)
   int k;
-  int orig;  // index in the caller's group list (device_m lookup)
-  int pad;
+  int orig;       // index in the caller's group list (device_m lookup)
+  int row_start;  // rows (m) of all groups before this one (the fused pre-pass's job order)
   long long unit_start;  // work units of all groups before this one
 };
 
@@ -276,7 +276,7 @@ struct alignas(64) PrepassParams {
   PrepassGroup g[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
-  int pad;
+  int rows;         // all groups' rows (sum of m)
   long long units;  // all groups' (row, k-block) units
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS
@@ -292,6 +292,19 @@ inline constexpr int kPrepassThreads = ENCORE_SM90_PREPASS_THREADS;
 #endif
 inline constexpr bool kPrepassGridStride = ENCORE_SM90_PREPASS_GRID_STRIDE != 0;
 inline constexpr int kPrepassThreadsPerUnit = 4;
+
+// The fused pre-pass's words (Params::fused_sync; zeroed at allocation, reset by the launch's last
+// participant): jobs claimed, participants done (3 a CTA: two converter warps and the token
+// producer), and per k-block the jobs converted (4 x PrepassParams::rows when complete).
+inline constexpr int kFusedClaimWord = 0;
+inline constexpr int kFusedDoneWord = 1;
+inline constexpr int kFusedReadyWord = 16;
+inline constexpr int kMaxFusedKBlocks = 1024;  // K <= 131072 (larger: the pre-pass kernel)
+inline constexpr int kFusedParticipantsPerCta = 3;
+inline constexpr size_t kFusedSyncBytes = (kFusedReadyWord + kMaxFusedKBlocks) * sizeof(uint32_t);
+// Jobs (a unit's quarter) a fused plan may have: 4 x rows x fused_kbs and the claims past them
+// stay in 32 bits.
+inline constexpr long long kMaxFusedJobs = 1LL << 30;
 
 struct alignas(64) GroupMaps {
   // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
@@ -320,12 +333,13 @@ struct alignas(64) Params {
   int* sk_counters;    // gridDim.x, zero between launches
   int sk_ctas;
   int sk_begin[kMaxPackedCtas + 1];
-  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
-  // warps 1-11 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on the
-  // counter grid_sync[0] (fused_prepass.cuh), before the first token load.
+  // Fused token pre-pass (TokenSource::kPrepass kernels): warps 2-3 of every CTA convert `pre`'s
+  // tokens during the main loop, k-block after k-block (jobs claimed from fused_sync, counted per
+  // k-block there); the token producer loads a k-block once its count is complete
+  // (fused_prepass.cuh). fused_kbs: the largest group's k-blocks.
   int fused_prepass;
-  int pad2;
-  unsigned int* grid_sync;  // a counter in the stream's token workspace, zero when allocated
+  int fused_kbs;
+  unsigned int* fused_sync;  // kFusedSyncBytes in the stream's token workspace, zero between launches
   // Packed persistent schedule (Schedule::kPersistent with packed_ctas > 0): CTA b runs the tiles
   // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the
   // host balanced by its cost model (heuristics.h PackTiles); packed_ctas == 0: snake rounds.
