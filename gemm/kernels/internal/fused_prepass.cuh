@@ -128,15 +128,19 @@ struct FusedTokens {
 
   __device__ __forceinline__ void Wait(int kb) {
     if (ready == nullptr || (kb >= lo && kb < hi)) return;
+    uint32_t v[kFusedPoll];
+#pragma unroll
+    for (int i = 0; i < kFusedPoll; ++i) v[i] = kb + i < kbs ? LdRelaxedGpu(ready + kb + i) : 0u;
     int n = 0;
-    while (n == 0) {
-      uint32_t v[kFusedPoll];
 #pragma unroll
-      for (int i = 0; i < kFusedPoll; ++i) v[i] = kb + i < kbs ? LdRelaxedGpu(ready + kb + i) : 0u;
-#pragma unroll
-      for (int i = 0; i < kFusedPoll; ++i) {
-        if (n == i && v[i] >= target && kb + i < kbs) n = i + 1;
-      }
+    for (int i = 0; i < kFusedPoll; ++i) {
+      if (n == i && v[i] >= target && kb + i < kbs) n = i + 1;
+    }
+    // Not yet: one word, backing off (every CTA's producer may be polling the same line while the
+    // converters add to it).
+    for (uint32_t ns = 64; n == 0; ns = min(2 * ns, 512u)) {
+      __nanosleep(ns);
+      if (LdRelaxedGpu(ready + kb) >= target) n = 1;
     }
     FenceAcqRelGpu();
     FenceProxyAsyncGlobal();
