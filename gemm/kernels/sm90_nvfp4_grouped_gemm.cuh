@@ -111,6 +111,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     GridDependencyWait();
   }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
+  if constexpr (P::kPrepass && ENCORE_SM90_FUSED_ALL_WARPS) {
+    if (p.fused_prepass && warp != 0) FusedPrepassConvert(p, tid & 31);
+  }
 
   uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
   if (role != WarpRole::kConsumer) {
@@ -143,7 +146,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                             pol_last, ready);
         });
         if (p.fused_prepass) FusedPrepassArrive(p);
-      } else if (role == WarpRole::kConverter && p.fused_prepass) {
+      } else if (role == WarpRole::kConverter && p.fused_prepass && !ENCORE_SM90_FUSED_ALL_WARPS) {
         FusedPrepassConvert(p, tid & 31);
       }
     } else {  // WarpRole::kTokenDequant

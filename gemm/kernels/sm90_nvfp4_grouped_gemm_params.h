@@ -294,15 +294,14 @@ inline constexpr bool kPrepassGridStride = ENCORE_SM90_PREPASS_GRID_STRIDE != 0;
 inline constexpr int kPrepassThreadsPerUnit = 4;
 
 // The fused pre-pass's words (Params::fused_sync; zeroed at allocation, reset by the launch's last
-// participant): jobs claimed, participants done (3 a CTA: two converter warps and the token
-// producer), and per k-block the jobs converted (4 x PrepassParams::rows when complete), each
+// participant): jobs claimed, participants done (each converter warp and the token producer of
+// every CTA), and per k-block the jobs converted (4 x PrepassParams::rows when complete), each
 // kind on its own 128-byte lines (run 93: with the claim counter in the line the token producers
 // poll, every GPU MODE shape ran 1.5-1.8x slower).
 inline constexpr int kFusedClaimWord = 0;
 inline constexpr int kFusedDoneWord = 32;
 inline constexpr int kFusedReadyWord = 64;
 inline constexpr int kMaxFusedKBlocks = 1024;  // K <= 131072 (larger: the pre-pass kernel)
-inline constexpr int kFusedParticipantsPerCta = 3;
 inline constexpr size_t kFusedSyncBytes = (kFusedReadyWord + kMaxFusedKBlocks) * sizeof(uint32_t);
 // Jobs (a unit's quarter) a fused plan may have: 4 x rows x fused_kbs and the claims past them
 // stay in 32 bits.

@@ -13,15 +13,21 @@
 #include <cstdint>
 
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
 
 namespace encore::gemm::sm90 {
 
 // Jobs (one thread's quarter of a (row, 128-k block) unit) a converter warp claims at once: 32
-// per batch, kFusedBatch batches with their loads in flight before the first conversion.
-inline constexpr int kFusedBatch = 2;  // 4: 24-byte stack frames at the producers' 80 registers
+// per batch, kFusedBatch batches with their loads in flight before the first conversion (4 at the
+// producers' 80 registers: 24-byte stack frames; ENCORE_SM90_FUSED_ALL_WARPS converts before the
+// register reallocation, at 168).
+inline constexpr int kFusedBatch = ENCORE_SM90_FUSED_ALL_WARPS ? 4 : 2;
 inline constexpr uint32_t kFusedClaimJobs = 32 * kFusedBatch;
+// Converter warps per CTA (warps 2-3, or 1-11), plus the token producer: the launch's participants.
+inline constexpr int kFusedConverterWarps = ENCORE_SM90_FUSED_ALL_WARPS ? 11 : 2;
+inline constexpr int kFusedParticipantsPerCta = kFusedConverterWarps + 1;
 
 // NOTES: the job order is k-block major over all groups' rows: job j is quarter j % 4 of unit
 // u = j / 4, k-block u / rows, global row u % rows (rows = PrepassParams::rows; group by
@@ -33,7 +39,7 @@ inline constexpr uint32_t kFusedClaimJobs = 32 * kFusedBatch;
 // Release/acquire: a converter's stores, its async-proxy fence, __syncwarp, then one lane's
 // red.release per k-block in the batch; the token producer's relaxed reads, fence.acq_rel and
 // async-proxy fence before its TMA reads the rows.
-// The words are zero between launches: every CTA's three participants (both converter warps
+// The words are zero between launches: every CTA's participants (each converter warp
 // once their claims run out, the token producer after its last wait) count themselves in
 // kFusedDoneWord, and the last of the grid zeroes them all. The next launch on the stream (the
 // only user of its workspace) touches them only after its griddepcontrol.wait.
@@ -63,7 +69,8 @@ __device__ __forceinline__ PrepassJob FusedPrepassLoad(const PrepassParams<kGrou
   return PrepassLoadAt(g, p.device_m, r - g.row_start, *kb, static_cast<int>(j % 4));
 }
 
-// One of the launch's 3 x gridDim.x participants is done with the words; the last zeroes them.
+// One of the launch's kFusedParticipantsPerCta x gridDim.x participants is done with the words;
+// the last zeroes them.
 template <int kGroups>
 __device__ __forceinline__ void FusedPrepassArrive(const Params<kGroups>& p) {
   uint32_t* words = p.fused_sync;
