@@ -535,8 +535,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
     size_t ws_offset = 0;
     long long pre_units = 0;
-    long long pre_rows = 0;  // all groups' rows (fits an int: each M does, tiles < 2^30)
-    int pre_kbs = 0;         // the largest group's k-blocks
     // The packed schedule (kAuto and kPersistent, where the shape plan has one).
     const PackedPlan* packed = (kind == KernelKind::kAuto || kind == KernelKind::kPersistent)
                                    ? shape.packed.get()
@@ -577,10 +575,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         pg.m = p.m;
         pg.k = p.k;
         pg.orig = g;
-        pg.row_start = pre_rows;
         pg.unit_start = pre_units;
-        pre_rows += p.m;
-        pre_kbs = std::max(pre_kbs, TileShape::KBlocks(p.k));
         pre_units += static_cast<long long>(p.m) * TileShape::KBlocks(p.k);
         ws_offset += PrepassGroupBytes(p.m, p.k);
       }
@@ -602,8 +597,16 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     params->num_groups = num_groups;
     params->num_tiles = tiles;
 
-    if (kind == KernelKind::kAuto) {
+    const bool auto_kind = kind == KernelKind::kAuto;
+    if (auto_kind) {
       kind = packed != nullptr ? KernelKind::kPersistent : ChooseKernel(tiles, info_.sm_count);
+    }
+    // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
+    // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
+    // 256 tiles, simple 120 us, persistent 119 us).
+    if (auto_kind && prepass && fuse_token_prepass_ && kind == KernelKind::kSimple &&
+        tiles > info_.sm_count) {
+      kind = KernelKind::kPersistent;
     }
     int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
     if (packed != nullptr) {
@@ -659,17 +662,16 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                     "pre-pass params too large");
       pre->device_m = args.device_m;
       pre->num_groups = num_groups;
-      pre->rows = static_cast<int>(pre_rows);
       pre->units = pre_units;
-      if (fuse_token_prepass_ && pre_kbs <= sm90::kMaxFusedKBlocks &&
-          4 * pre_rows * pre_kbs <= sm90::kMaxFusedJobs) {
-        // Fused: the GEMM's warps 2-3 convert the same units during the main loops, k-block
-        // after k-block (fused_prepass.cuh); one kernel, every role waits for the previous grid.
+      if (fuse_token_prepass_ && grid <= info_.sm_count) {
+        // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (all CTAs
+        // resident: grid <= SM count, one CTA per SM by its shared memory); no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;
-        params->fused_kbs = pre_kbs;
-        params->fused_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
+        params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
         plan->fused_pre = true;
+        plan->reads_after_wait = false;
+        plan->prefers_pdl = false;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
         plan->pre.function = sm90::PrepassFunction(kGroups);
@@ -700,7 +702,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   struct StreamWorkspaces {
     cudaStream_t stream = nullptr;
     int index = 0;            // creation order (the fake token workspace's slice)
-    void* tokens = nullptr;   // token_workspace_bytes_ + kFusedSyncBytes (fused words zeroed)
+    void* tokens = nullptr;   // token_workspace_bytes_ + kGridSyncBytes (barrier words zeroed)
     DeviceBuffer token_buffer;  // empty for the fake
     void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
     DeviceBuffer stream_k_buffer;
@@ -753,12 +755,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
     if (!may_allocate) return nullptr;
-    // The tokens, then the fused pre-pass's words, zeroed in stream order.
+    // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
     ENCORE_ASSIGN_OR_RETURN(
         w->token_buffer,
-        CreateWithZeroedTail(token_workspace_bytes_ + sm90::kFusedSyncBytes,
-                             token_workspace_bytes_, stream,
-                             "cudaMemsetAsync (fused pre-pass words)"));
+        CreateWithZeroedTail(token_workspace_bytes_ + kGridSyncBytes, token_workspace_bytes_,
+                             stream, "cudaMemsetAsync (grid barrier words)"));
     w->tokens = w->token_buffer.get();
     return w->tokens;
   }
@@ -781,6 +782,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     w->stream_k = w->stream_k_buffer.get();
     return w->stream_k;
   }
+
+  static constexpr size_t kGridSyncBytes = 256;
 
   DeviceInfo info_;
   TensorMapCache maps_;

@@ -66,11 +66,14 @@ struct RunnerOptions {
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
-  // Fold the token pre-pass into the GEMM kernel (pre-pass plans of K <= 131072): two otherwise
-  // idle warps of every CTA convert the tokens during the main loops, k-block after k-block, and
-  // each CTA's token loads wait for their k-block's count (no second kernel, no gap between the
-  // two, no grid barrier: any grid). Every role of the fused kernel waits for the previous grid,
-  // so Run launches it with PDL (LaunchPlan::reads_after_wait).
+  // Fold the token pre-pass into the GEMM kernel for pre-pass plans whose grid fits on the SMs
+  // (one CTA per SM): the GEMM's idle warps convert the tokens, then a grid-wide barrier (no
+  // second kernel, no gap between the two). NOTES: needs every CTA of the grid resident at once;
+  // do not enable under MPS SM limits or green contexts smaller than the device. On the H200
+  // (runs 49-59) it is the fastest direct mode when every call is launched with
+  // Launch(plan, stream, /*pdl=*/true) (GPU MODE shapes -0.5..-4%), but 1-4% slower without PDL,
+  // 2x slower with few CTAs, and slower inside multi-call graphs; and its weight reads come before
+  // its wait (LaunchPlan::reads_after_wait is false), so Run never uses PDL for it.
   bool fuse_token_prepass = false;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
@@ -106,9 +109,10 @@ class Nvfp4GroupedGemm {
                                              cudaStream_t stream = nullptr) = 0;
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported). A
-  // plan that is not reads_after_wait reads its weights, weight scales and dynamic M early: with
-  // `pdl`, the kernel before it on the stream must not write them (LaunchPlan::supports_pdl).
-  // `pdl = plan.reads_after_wait` is always safe; Run uses plan.prefers_pdl.
+  // plan that is not reads_after_wait (a fused pre-pass) reads its weights, weight scales and
+  // dynamic M early: with `pdl`, the kernel before it on the stream must not write them
+  // (LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe; Run uses
+  // plan.prefers_pdl.
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 

@@ -28,7 +28,6 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
     ]),
-    ("_fall", ["-DENCORE_SM90_FUSED_ALL_WARPS=1"]),
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
     ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4"]),
     ("_exp_none", [

@@ -15,8 +15,7 @@
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
-//                  with Params::fused_prepass warps 2-3 convert them during the main loops, and
-//                  the token producer waits for each k-block's rows (fused_prepass.cuh);
+//                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
 //   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
 //                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
 //                  the valid rows and columns).
@@ -53,8 +52,7 @@
 
 namespace encore::gemm::sm90 {
 
-// kConverter: warps 2-3 with pre-pass tokens (the fused pre-pass's converters, idle unfused).
-enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kConverter, kConsumer };
+enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer };
 
 // NOTES: setmaxnreg only moves registers inside the CTA's launch allocation: with
 // __launch_bounds__(384, 1) every thread starts with 168 (65536 / 384 rounded down to 8), so
@@ -86,7 +84,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
                 : (warp >= 4 ? WarpRole::kConsumer
                              : (!P::kPrepass ? WarpRole::kTokenDequant
                                              : (warp == 1 ? WarpRole::kTokenProducer
-                                                          : WarpRole::kConverter)));
+                                                          : WarpRole::kIdle)));
 
   if (tid == 0) {
     StampCtaBegin(StampEvent::kGemmEntry);
@@ -104,15 +102,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   }
   __syncthreads();
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
-  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in unfused pre-pass kernels,
-  // whose pre-kernel completed the kernel before them).
-  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
-        !p.fused_prepass)) {
+  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels).
+  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
     GridDependencyWait();
   }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
-  if constexpr (P::kPrepass && ENCORE_SM90_FUSED_ALL_WARPS) {
-    if (p.fused_prepass && warp != 0) FusedPrepassConvert(p, tid & 31);
+
+  if constexpr (P::kPrepass) {
+    // Before the register reallocation: the converters keep the launch's 168 registers.
+    if (p.fused_prepass && warp != 0) FusedPrepass(p, tid - 32, role == WarpRole::kConsumer);
   }
 
   uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
@@ -138,16 +136,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     } else if constexpr (P::kPrepass) {
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
-        FusedTokens ready = FusedTokens::Of(p);
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
           TokenProducerTile(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0, w.kb1,
-                            pol_last, ready);
+                            pol_last);
         });
-        if (p.fused_prepass) FusedPrepassArrive(p);
-      } else if (role == WarpRole::kConverter && p.fused_prepass && !ENCORE_SM90_FUSED_ALL_WARPS) {
-        FusedPrepassConvert(p, tid & 31);
       }
     } else {  // WarpRole::kTokenDequant
       sched.ForEach([&](const WorkItem& w) {

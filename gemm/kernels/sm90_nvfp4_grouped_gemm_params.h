@@ -266,8 +266,8 @@ struct PrepassGroup {
   uint16_t* out;       // fp16 (as bits), m x TokenRowHalves(k)
   int m;               // rows (capacity when dynamic M)
   int k;
-  int orig;       // index in the caller's group list (device_m lookup)
-  int row_start;  // rows (m) of all groups before this one (the fused pre-pass's job order)
+  int orig;  // index in the caller's group list (device_m lookup)
+  int pad;
   long long unit_start;  // work units of all groups before this one
 };
 
@@ -276,7 +276,7 @@ struct alignas(64) PrepassParams {
   PrepassGroup g[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
-  int rows;         // all groups' rows (sum of m)
+  int pad;
   long long units;  // all groups' (row, k-block) units
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS
@@ -292,20 +292,6 @@ inline constexpr int kPrepassThreads = ENCORE_SM90_PREPASS_THREADS;
 #endif
 inline constexpr bool kPrepassGridStride = ENCORE_SM90_PREPASS_GRID_STRIDE != 0;
 inline constexpr int kPrepassThreadsPerUnit = 4;
-
-// The fused pre-pass's words (Params::fused_sync; zeroed at allocation, reset by the launch's last
-// participant): jobs claimed, participants done (each converter warp and the token producer of
-// every CTA), and per k-block the jobs converted (4 x PrepassParams::rows when complete), each
-// kind on its own 128-byte lines (run 93: with the claim counter in the line the token producers
-// poll, every GPU MODE shape ran 1.5-1.8x slower).
-inline constexpr int kFusedClaimWord = 0;
-inline constexpr int kFusedDoneWord = 32;
-inline constexpr int kFusedReadyWord = 64;
-inline constexpr int kMaxFusedKBlocks = 1024;  // K <= 131072 (larger: the pre-pass kernel)
-inline constexpr size_t kFusedSyncBytes = (kFusedReadyWord + kMaxFusedKBlocks) * sizeof(uint32_t);
-// Jobs (a unit's quarter) a fused plan may have: 4 x rows x fused_kbs and the claims past them
-// stay in 32 bits.
-inline constexpr long long kMaxFusedJobs = 1LL << 30;
 
 struct alignas(64) GroupMaps {
   // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
@@ -334,13 +320,12 @@ struct alignas(64) Params {
   int* sk_counters;    // gridDim.x, zero between launches
   int sk_ctas;
   int sk_begin[kMaxPackedCtas + 1];
-  // Fused token pre-pass (TokenSource::kPrepass kernels): warps 2-3 of every CTA convert `pre`'s
-  // tokens during the main loop, k-block after k-block (jobs claimed from fused_sync, counted per
-  // k-block there); the token producer loads a k-block once its count is complete
-  // (fused_prepass.cuh). fused_kbs: the largest group's k-blocks.
+  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
+  // warps 1-11 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on the
+  // counter grid_sync[0] (fused_prepass.cuh), before the first token load.
   int fused_prepass;
-  int fused_kbs;
-  unsigned int* fused_sync;  // kFusedSyncBytes in the stream's token workspace, zero between launches
+  int pad2;
+  unsigned int* grid_sync;  // a counter in the stream's token workspace, zero when allocated
   // Packed persistent schedule (Schedule::kPersistent with packed_ctas > 0): CTA b runs the tiles
   // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the
   // host balanced by its cost model (heuristics.h PackTiles); packed_ctas == 0: snake rounds.

@@ -19,8 +19,8 @@
 //
 // Example (host, gemm/grouped_gemm.cc): grid = ceil(units * 4 / 256), block = 256,
 //   params = PrepassParams<G>{...} by value; launched right before the GEMM on the same stream.
-// The GEMM kernel converts the same units itself when the plan fuses the pre-pass (PrepassLoadAt
-// and PrepassStore from warps 2-3 of every CTA, k-block after k-block: fused_prepass.cuh).
+// The GEMM kernel runs the same units itself when the plan fuses the pre-pass (PrepassLoad and
+// PrepassStore from warps 1-11 of every CTA, then a grid barrier: fused_prepass.cuh).
 #pragma once
 
 #include <cstdint>
@@ -44,14 +44,29 @@ struct PrepassJob {
   bool upper;
 };
 
-// Thread q (0..3) of the unit (row, kb) of group g: its 64 packed codes and their scales
-// (nothing when the row is past the step's dynamic M: the GEMM's stores never read it).
-__device__ __forceinline__ PrepassJob PrepassLoadAt(const PrepassGroup& g, const int32_t* device_m,
-                                                    int row, int kb, int q) {
+// Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
+template <int kGroups>
+__device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
+                                                  int q) {
   PrepassJob j;
   j.dst = nullptr;
-  const int m = device_m != nullptr ? min(g.m, device_m[g.orig]) : g.m;
-  if (row >= m) return j;
+  // The group holding unit u: the last one whose unit_start <= u (binary search).
+  int lo = 0, hi = p.num_groups - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.g[mid].unit_start <= u) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const PrepassGroup& g = p.g[lo];
+  const int kbs = TileShape::KBlocks(g.k);
+  const long long local = u - g.unit_start;
+  const int row = static_cast<int>(local / kbs);
+  const int kb = static_cast<int>(local % kbs);
+  const int m = p.device_m != nullptr ? min(g.m, p.device_m[g.orig]) : g.m;
+  if (row >= m) return j;  // dynamic M: rows past the step's M are never read by the GEMM's stores
 
   const bool half = TileShape::HalfBlock(g.k, kb);
   const uint8_t* src = g.a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
@@ -68,27 +83,6 @@ __device__ __forceinline__ PrepassJob PrepassLoadAt(const PrepassGroup& g, const
   j.dst = reinterpret_cast<uint4*>(
       g.out + static_cast<size_t>(row) * TileShape::TokenRowHalves(g.k) + kb * 128 + 32 * q);
   return j;
-}
-
-// Thread q (0..3) of work unit u (< p.units; the units of a group row after row, k-blocks within).
-template <int kGroups>
-__device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
-                                                  int q) {
-  // The group holding unit u: the last one whose unit_start <= u (binary search).
-  int lo = 0, hi = p.num_groups - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (p.g[mid].unit_start <= u) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  const PrepassGroup& g = p.g[lo];
-  const int kbs = TileShape::KBlocks(g.k);
-  const long long local = u - g.unit_start;
-  return PrepassLoadAt(g, p.device_m, static_cast<int>(local / kbs), static_cast<int>(local % kbs),
-                       q);
 }
 
 #if ENCORE_SM90_PREPASS_SECTOR_STORES
@@ -119,7 +113,7 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
   // rounds) so that store k of lane q writes chunk 4k + q of the unit: each store instruction then
   // covers 64 contiguous bytes per unit (full 32-byte sectors) instead of 16 bytes every 64. The 4
   // threads arrive here together or not at all: the pre-pass kernel's tail and dynamic M skip
-  // whole units, and the fused path claims whole warps of jobs (32 per batch, from a multiple of 32).
+  // whole units, and the fused path's jobs come in aligned groups of 4 (352 and 32 | 4).
   const int q = static_cast<int>(threadIdx.x & 3);
   const unsigned mask = 0xFu << (threadIdx.x & 28);
   uint4 y[4];

@@ -200,7 +200,8 @@ void LaunchTwiceAndCheck(Nvfp4GroupedGemm* gemm, const LaunchPlan& plan,
 class Sm90GemmTest : public ::testing::Test {
  protected:
   // One runner per token pre-pass mode (kAuto: the default options), with or without the
-  // pre-pass fused into the GEMM (RunnerOptions::fuse_token_prepass).
+  // pre-pass fused into the GEMM where the grid fits on the SMs
+  // (RunnerOptions::fuse_token_prepass).
   static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
     static std::unique_ptr<Nvfp4GroupedGemm> runners[2][3];
     std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused][static_cast<int>(mode)];
@@ -335,9 +336,7 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
       Zip({200, 384, 64, 96, 130}, {256, 128, 384, 128, 256}, {256, 512, 128, 192, 256});
   const std::vector<int32_t> device_m = {137, 0, 64, 95, 1};
   for (KernelKind kind : BuiltKinds())
-  for (int how = 0; how < 3; ++how) {  // in kernel, pre-pass kernel, fused pre-pass
-    const TokenPrepass mode = how == 0 ? TokenPrepass::kNever : TokenPrepass::kAlways;
-    const bool fused = how == 2;
+  for (TokenPrepass mode : kTokenModes) {
     const HostGroupedProblem host =
         MakeHostProblem(shapes, Distribution::kFullRange, std::random_device{}());
     auto dev = DeviceGroupedProblem::Upload(host);
@@ -350,14 +349,14 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
     ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
     GroupedGemmArguments args = dev->args();
     args.device_m = dm->as<int32_t>();
-    ENCORE_ASSERT_OK(Runner(mode, fused)->Run(args, nullptr, kind));
+    ENCORE_ASSERT_OK(Runner(mode)->Run(args, nullptr, kind));
     SyncOrDie();
     for (size_t g = 0; g < shapes.size(); ++g) {
       auto c = dev->DownloadC(static_cast<int>(g), nullptr);
       ASSERT_TRUE(c.ok());
       ExpectGroupMatches(host.groups[g], *c, device_m[g], 1,
                          absl::StrCat("dynamic M ", KernelKindName(kind), " ", PrepassName(mode),
-                                      fused ? " fused" : "", " group ", g));
+                                      " group ", g));
     }
   }
 }
@@ -796,9 +795,9 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
 }
 
 // The pre-pass fused into the GEMM (RunnerOptions::fuse_token_prepass): every GPU MODE test case
-// with every kernel kind (one kernel, no pre-kernel), 64 groups of mixed K, more CTAs than SMs,
-// and many launches back to back on one stream with PDL (the fused words must be zero again after
-// every launch) and as a graph.
+// with both kernels (their grids fit on the SMs: one kernel, no pre-kernel), 64 groups, and many
+// launches back to back on one stream with PDL (the grid barrier's counter across launches) and as
+// a graph.
 TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
   Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, /*fused=*/true);
@@ -808,7 +807,7 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   std::fflush(stdout);
   for (const Case& c : GpuModeCases()) {
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-      for (KernelKind kind : BuiltKinds(/*with_auto=*/true)) {
+      for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent}) {
         const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
         RunAndCheck(host, dist, kind,
                     absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " fused"),
@@ -843,7 +842,7 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
     };
     ENCORE_ASSERT_OK(d1->PoisonOutputs(stream->get()));
     ENCORE_ASSERT_OK(d2->PoisonOutputs(stream->get()));
-    for (int rep = 0; rep < 20; ++rep) {  // 40 launches: each must leave the words at zero
+    for (int rep = 0; rep < 20; ++rep) {  // 40 launches: 40 spans of the barrier counter
       ENCORE_ASSERT_OK(gemm->Launch(*p1, stream->get(), /*pdl=*/true));
       ENCORE_ASSERT_OK(gemm->Launch(*p2, stream->get(), /*pdl=*/true));
     }
@@ -868,17 +867,19 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
       check(h1, *d1, absl::StrCat("graph replay ", rep));
     }
   }
-  // More tiles than SMs with the simple kernel (CTAs of the second wave find every job claimed)
-  // and with the runner's choice; a long K (56 k-blocks) with few rows.
+  // More tiles than SMs with the simple kernel: not fused (a separate pre-pass kernel).
   const std::vector<Shape> big = Zip({256}, {128 * (gemm->sm_count() + 8)}, {256});
-  for (KernelKind kind : {KernelKind::kSimple, KernelKind::kAuto}) {
-    RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
-                kind, absl::StrCat("more tiles than SMs, fused ", KernelKindName(kind)),
-                TokenPrepass::kAlways, /*fused=*/true);
-  }
-  RunAndCheck(MakeHostProblem(Zip({3, 40}, {256, 512}, {7168, 7168}), Distribution::kFullRange,
-                              ++seed),
-              Distribution::kFullRange, KernelKind::kAuto, "long K, few rows, fused",
+  auto dbig = DeviceGroupedProblem::Upload(MakeHostProblem(big, Distribution::kGpuMode, ++seed));
+  ASSERT_TRUE(dbig.ok());
+  auto pbig = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(dbig->args(), pbig.get(), KernelKind::kSimple));
+  EXPECT_TRUE(pbig->has_pre());
+  EXPECT_FALSE(pbig->fused_pre);
+  // ... unless the kernel is the runner's choice: the persistent kernel, fused.
+  ENCORE_ASSERT_OK(gemm->Prepare(dbig->args(), pbig.get()));
+  EXPECT_TRUE(pbig->fused_pre);
+  RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
+              KernelKind::kAuto, "more tiles than SMs, the runner's choice (persistent, fused)",
               TokenPrepass::kAlways, /*fused=*/true);
 }
 

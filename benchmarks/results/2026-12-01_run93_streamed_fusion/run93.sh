@@ -17,7 +17,7 @@ T=$B/tests/sm90_nvfp4_grouped_gemm_test
 timeout 60 $T --gtest_filter='*Fused*:*DynamicM*' > $L/t_fused.txt 2>&1; echo "rc=$?" >> $L/t_fused.txt
 tail -4 $L/t_fused.txt
 grep -q "rc=0" $L/t_fused.txt || { pack; exit 1; }
-F='gpumode/s./auto/(it|fused|gemm_only)$|fewtiles/(one_tile|tiny|decode8)/auto/(it|fused)$'
+F='gpumode/s./auto/(it|fused/it|gemm_only/it)|fewtiles/(one_tile|tiny|decode8)/auto/(it|fused/it)'
 for i in 1 2 3; do
   timeout 150 $B/bin/sm90_nvfp4_grouped_gemm --benchmark_filter="$F" \
     --benchmark_out=$L/bench_$i.json --benchmark_out_format=json > $L/bench_$i.txt 2>&1

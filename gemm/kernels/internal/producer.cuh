@@ -9,7 +9,6 @@
 
 #include <cstdint>
 
-#include "gemm/kernels/internal/fused_prepass.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/smem_layout.cuh"
 #include "gemm/kernels/internal/switches.cuh"
@@ -66,19 +65,17 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
 
 // TokenSource::kPrepass: the fp16 token stages, two 64-k atoms of tile_rows rows per k-block,
 // straight from the pre-pass workspace (128B swizzle by the tensor map: the layout the token
-// dequant warps write in kernel; rows past the group are zero filled and never stored). With the
-// fused pre-pass, each k-block once this launch has converted it (`ready`).
+// dequant warps write in kernel; rows past the group are zero filled and never stored).
 __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, const GroupInfo& gi,
                                                   const TileCoord& tc,
                                                   const SmemLayout<TokenSource::kPrepass>& sm,
                                                   uint32_t& it, int kb0, int kb1,
-                                                  uint64_t policy, FusedTokens& ready) {
+                                                  uint64_t policy) {
   using P = Pipeline<TokenSource::kPrepass>;
   const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     MbarWait(sm.TokEmpty(ts), ((it / P::kTokStages) & 1) ^ 1);
-    ready.Wait(kb);
     MbarArriveExpectTx(sm.TokFull(ts), 2 * atom_bytes);
     TmaLoad2D(sm.Tok(ts), map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
     TmaLoad2D(sm.Tok(ts) + TileShape::kTokAtomBytes, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0,

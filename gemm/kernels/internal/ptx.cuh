@@ -112,16 +112,6 @@ __device__ __forceinline__ uint32_t LdAcquireGpu(const uint32_t* p) {
   return v;
 }
 
-__device__ __forceinline__ uint32_t LdRelaxedGpu(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-// After relaxed reads that observed a release: makes them acquire (fence.acq_rel, GPU scope).
-__device__ __forceinline__ void FenceAcqRelGpu() {
-  asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
-
 __device__ __forceinline__ void RedReleaseGpuAdd(uint32_t* p, uint32_t v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }

@@ -52,12 +52,6 @@
 // +2..3% on s2/s3; 8 parts +3..10%.
 #define ENCORE_SM90_PIPE_PARTS 4
 #endif
-#ifndef ENCORE_SM90_FUSED_ALL_WARPS
-// The fused pre-pass (Params::fused_prepass): 0 (default), warps 2-3 convert during the main loops;
-// 1 (the manual build _fall), warps 1-11 convert (4 jobs' loads in flight a thread, before the
-// register reallocation) until every job is claimed, then take their roles (warps 2-3 idle).
-#define ENCORE_SM90_FUSED_ALL_WARPS 0
-#endif
 #ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
 // 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
 //    chunks so each store instruction writes full 32-byte sectors (sm90_nvfp4_token_prepass.cuh):
