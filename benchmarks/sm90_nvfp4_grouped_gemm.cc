@@ -13,12 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <random>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -62,22 +60,25 @@ constexpr StreamKCosts kSkCosts[] = {
 };
 constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 
-// One runner per distinct option set: token pre-pass mode, fusion (RunnerOptions::
-// fuse_token_prepass), forced token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16
-// up to 256), packing, and stream-K cost constants (kSkCosts; [0]: the defaults).
-Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
-                         int tile_rows = 0, bool unpacked = false, int sk_costs = 0) {
-  static std::map<std::tuple<int, int, int, bool, int>, std::unique_ptr<Nvfp4GroupedGemm>>
-      runners;
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
-      static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked, sk_costs)];
+// One runner per token pre-pass mode, one more with the pre-pass fused into the GEMM where the
+// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise), one per forced
+// token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto),
+// one unpacked, and one per kSkCosts entry after the first.
+Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 0,
+                         bool unpacked = false, int sk_costs = 0) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1 + kNumSkCosts];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[sk_costs > 0    ? 20 + sk_costs
+                                                      : unpacked      ? 20
+                                                      : tile_rows > 0 ? 3 + tile_rows / 16
+                                                      : fused         ? 3
+                                                                      : static_cast<int>(mode)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
-    options.fuse_token_prepass = fuse;
+    options.fuse_token_prepass = fused;
     options.token_tile_rows = tile_rows;
     options.pack_tiles = !unpacked;
-    options.stream_k_costs = kSkCosts[sk_costs];
+    options.stream_k_costs = kSkCosts[sk_costs];  // [0]: the defaults
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -169,7 +170,7 @@ enum class Part { kCall, kGemmOnly, kPrepassOnly };
 // whole calls, launched as Nvfp4GroupedGemm::Run launches them: PDL where plan.prefers_pdl).
 struct CallMode {
   TokenPrepass prepass = TokenPrepass::kAuto;
-  FusePrepass fuse = FusePrepass::kAuto;  // RunnerOptions::fuse_token_prepass
+  bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
   Part part = Part::kCall;
   bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
   int tile_rows = 0;      // RunnerOptions::token_tile_rows
@@ -181,17 +182,10 @@ CallMode Prepass(TokenPrepass prepass) {
   m.prepass = prepass;
   return m;
 }
-// The pre-pass fused wherever the grid fits (FusePrepass::kAlways).
 CallMode Fused(bool pdl = false) {
   CallMode m;
-  m.fuse = FusePrepass::kAlways;
+  m.fused = true;
   m.pdl = pdl;
-  return m;
-}
-// The pre-pass always its own kernel (FusePrepass::kNever), launched as Run launches it.
-CallMode Unfused() {
-  CallMode m;
-  m.fuse = FusePrepass::kNever;
   return m;
 }
 CallMode Pdl() {
@@ -209,10 +203,9 @@ CallMode Unpacked() {
   m.unpacked = true;
   return m;
 }
-CallMode Only(Part part) {  // of an unfused call
+CallMode Only(Part part) {
   CallMode m;
   m.part = part;
-  m.fuse = FusePrepass::kNever;
   return m;
 }
 
@@ -275,7 +268,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm =
-      Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs);
+      Runner(how.prepass, how.fused, how.tile_rows, how.unpacked, how.sk_costs);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -385,9 +378,8 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 }
 
 void Register(int sm_count) {
-  // The fused pre-pass wherever the grid fits (FusePrepass::kAlways; the default family uses
-  // kAuto): "<prefix>/<shape>/auto/fused"; never fused: ".../auto/unfused"; an unfused call split
-  // into its two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
+  // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused"; a call split into its
+  // two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
   // Launched with PDL (Launch(plan, stream, /*pdl=*/true): each call may start while the one
   // before it finishes): "<prefix>/<shape>/auto/pdl" and ".../auto/fused/pdl".
   for (const BenchShape& s : kShapes) {
@@ -416,8 +408,6 @@ void Register(int sm_count) {
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, Fused());
-    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/unfused"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 30, Unfused());
     for (Part part : {Part::kGemmOnly, Part::kPrepassOnly}) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/",
                                  part == Part::kGemmOnly ? "gemm_only" : "prepass_only"),
@@ -427,8 +417,6 @@ void Register(int sm_count) {
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Fused());
-    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/unfused"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 15, Unfused());
   }
   // Stream-K partitions from other cost constants: "<prefix>/<shape>/stream_k/costs<i>" (kSkCosts).
   if (sm90::kStreamKBuilt) {

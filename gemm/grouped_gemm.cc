@@ -604,8 +604,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
     // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
     // 256 tiles, simple 120 us, persistent 119 us).
-    if (auto_kind && prepass && fuse_token_prepass_ == FusePrepass::kAlways &&
-        kind == KernelKind::kSimple && tiles > info_.sm_count) {
+    if (auto_kind && prepass && fuse_token_prepass_ && kind == KernelKind::kSimple &&
+        tiles > info_.sm_count) {
       kind = KernelKind::kPersistent;
     }
     int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
@@ -657,25 +657,21 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.block = dim3(1, 1, 1);
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
-    plan->cooperative = false;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
       pre->device_m = args.device_m;
       pre->num_groups = num_groups;
       pre->units = pre_units;
-      const bool fuse = grid <= info_.sm_count &&
-                        (fuse_token_prepass_ == FusePrepass::kAlways ||
-                         (fuse_token_prepass_ == FusePrepass::kAuto && kind != KernelKind::kStreamK));
-      if (fuse) {
+      if (fuse_token_prepass_ && grid <= info_.sm_count) {
         // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (all CTAs
-        // resident: grid <= SM count, one CTA per SM by its shared memory, and a cooperative
-        // launch); no pre-kernel. Every role waits for the previous grid first.
+        // resident: grid <= SM count, one CTA per SM by its shared memory); no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;
         params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
         plan->fused_pre = true;
-        plan->cooperative = true;
+        plan->reads_after_wait = false;
+        plan->prefers_pdl = false;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
         plan->pre.function = sm90::PrepassFunction(kGroups);
@@ -796,7 +792,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const TokenPrepass token_prepass_;
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
-  const FusePrepass fuse_token_prepass_;
+  const bool fuse_token_prepass_;
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;

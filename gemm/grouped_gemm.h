@@ -43,22 +43,6 @@ enum class TokenPrepass : int {
   kNever = 2,
 };
 
-// Whether a pre-pass plan converts its tokens inside the GEMM kernel (RunnerOptions::
-// fuse_token_prepass): the GEMM's warps 1-11 convert a share each, then a grid-wide barrier
-// (kernels/internal/fused_prepass.cuh). One kernel instead of two, launched cooperatively (the
-// barrier needs every CTA resident: the driver refuses the launch otherwise, e.g. under an MPS SM
-// limit) and with PDL (every role waits for the previous grid).
-enum class FusePrepass : int {
-  kNever = 0,  // the pre-pass always runs as its own kernel
-  // Whole-tile plans (simple, persistent) whose grid fits on the SMs. Run 96 (H200, PDL, against
-  // the pre-pass kernel): GPU MODE shapes 1 and 3 -3.5%, shape 2 and 8 x M = 16 equal or -1%;
-  // stream-K plans are left alone (shape 0 equal, one 128-row tile with K = 7168 +27%).
-  kAuto = 1,
-  // Every pre-pass plan whose grid fits; where kAuto would pick the simple kernel with more CTAs
-  // than SMs, the persistent one runs instead (run 42: GPU MODE shape 0, 120 vs 119 us).
-  kAlways = 2,
-};
-
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
@@ -82,10 +66,15 @@ struct RunnerOptions {
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
-  // The token pre-pass inside the GEMM kernel (FusePrepass above). NOTES: the fused kernel
-  // launches cooperatively; a cooperative launch that the device cannot make resident at once
-  // fails (LaunchPlan::cooperative) rather than deadlocking.
-  FusePrepass fuse_token_prepass = FusePrepass::kAuto;
+  // Fold the token pre-pass into the GEMM kernel for pre-pass plans whose grid fits on the SMs
+  // (one CTA per SM): the GEMM's idle warps convert the tokens, then a grid-wide barrier (no
+  // second kernel, no gap between the two). NOTES: needs every CTA of the grid resident at once;
+  // do not enable under MPS SM limits or green contexts smaller than the device. On the H200
+  // (runs 49-59) it is the fastest direct mode when every call is launched with
+  // Launch(plan, stream, /*pdl=*/true) (GPU MODE shapes -0.5..-4%), but 1-4% slower without PDL,
+  // 2x slower with few CTAs, and slower inside multi-call graphs; and its weight reads come before
+  // its wait (LaunchPlan::reads_after_wait is false), so Run never uses PDL for it.
+  bool fuse_token_prepass = false;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
   // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles
@@ -120,9 +109,10 @@ class Nvfp4GroupedGemm {
                                              cudaStream_t stream = nullptr) = 0;
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported). A
-  // plan that is not reads_after_wait reads its weights, weight scales and dynamic M early: with
-  // `pdl`, the kernel before it on the stream must not write them (LaunchPlan::supports_pdl).
-  // `pdl = plan.reads_after_wait` is always safe; Run uses plan.prefers_pdl.
+  // plan that is not reads_after_wait (a fused pre-pass) reads its weights, weight scales and
+  // dynamic M early: with `pdl`, the kernel before it on the stream must not write them
+  // (LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe; Run uses
+  // plan.prefers_pdl.
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 

@@ -60,28 +60,21 @@ inline cudaKernelNodeParams KernelNode(const void* function, dim3 grid, dim3 blo
 }
 
 // cudaLaunchKernelEx of one by-value parameter block, with programmatic stream serialization
-// (PDL) when `pdl`, as a cooperative kernel (every CTA resident at once, or the launch fails) when
-// `cooperative`.
+// (PDL) when `pdl`.
 inline cudaError_t LaunchKernel(const void* function, dim3 grid, dim3 block, unsigned smem,
-                                const unsigned char* params, cudaStream_t stream, bool pdl,
-                                bool cooperative = false) {
+                                const unsigned char* params, cudaStream_t stream, bool pdl) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
+  cudaLaunchAttribute attr[1];
   if (pdl) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n++].val.programmaticStreamSerializationAllowed = 1;
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
   }
-  if (cooperative) {
-    attr[n].id = cudaLaunchAttributeCooperative;
-    attr[n++].val.cooperative = 1;
-  }
-  config.attrs = n > 0 ? attr : nullptr;
-  config.numAttrs = n;
   void* kernel_args[1] = {const_cast<unsigned char*>(params)};
   return cudaLaunchKernelExC(&config, function, kernel_args);
 }
@@ -117,16 +110,16 @@ struct LaunchPlan {
   unsigned dynamic_smem_bytes = 0;
   // The kernel executes griddepcontrol.wait before writing outputs and before reading the tokens,
   // so it may be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a
-  // programmatic edge. NOTES: a plan that is not reads_after_wait reads before its wait, so with
-  // `pdl` the kernel before it must not write what it reads early (graph_cache checks this for
-  // the graphs it builds, for every plan with a pre-pass: internal/early_reads.h); the sm90 plans
-  // are all reads_after_wait.
+  // programmatic edge. NOTES: a fused pre-pass (fused_pre) reads the weights, weight scales and
+  // dynamic M before its wait (sm90: ENCORE_SM90_EARLY_WEIGHTS), so with `pdl` the kernel before it
+  // must not write them (graph_cache checks this for the graphs it builds, for every plan with a
+  // pre-pass: internal/early_reads.h); every other plan is reads_after_wait.
   bool supports_pdl = false;
   // Nothing of this plan reads or writes memory before the kernel before it on the stream has
-  // completed, even when launched with PDL: tokens converted in kernel or by the fused pre-pass
-  // (every role waits first), or a pre-kernel that waits before it triggers the main kernel
-  // (whose weight producer reads early). A PDL launch of such a plan is safe whatever kernel
-  // precedes it (it only starts earlier).
+  // completed, even when launched with PDL: tokens converted in kernel (every role waits first), or
+  // a pre-kernel that waits before it triggers the main kernel (whose weight producer reads
+  // early). Not a fused pre-pass: its weight producer reads before its wait. A PDL launch of such
+  // a plan is safe whatever kernel precedes it (it only starts earlier).
   bool reads_after_wait = false;
   // Nvfp4GroupedGemm::Run launches it with PDL: reads_after_wait, and measured faster so (a
   // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel where heuristics.h
@@ -135,11 +128,8 @@ struct LaunchPlan {
   bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
-  // pre-kernel, and the grid must be resident at once (`cooperative`).
+  // pre-kernel, and the grid must be resident at once.
   bool fused_pre = false;
-  // Launched with cudaLaunchAttributeCooperative (graph captures keep the attribute on the node):
-  // the driver makes every CTA resident at once or fails the launch.
-  bool cooperative = false;
   int num_tiles = 0;
   size_t params_bytes = 0;
   alignas(64) unsigned char params[kMaxParamBytes];
@@ -177,7 +167,7 @@ inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, b
     pdl = true;
   }
   return internal::LaunchKernel(plan.function, plan.grid, plan.block, plan.dynamic_smem_bytes,
-                                plan.params, stream, pdl && plan.supports_pdl, plan.cooperative);
+                                plan.params, stream, pdl && plan.supports_pdl);
 }
 
 }  // namespace encore::gemm

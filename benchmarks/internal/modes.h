@@ -6,8 +6,8 @@
 //   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
 //   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
 //   graph_batch_fused  the same through a runner with the token pre-pass fused into the GEMM
-//                  wherever the grid fits (FusePrepass::kAlways; every node after the first
-//                  behind a PDL edge, where the batch keeps the pre-kernels' edges off)
+//                  (RunnerOptions::fuse_token_prepass; every node after the first behind a PDL
+//                  edge, where the unfused batch keeps the pre-kernels' edges off)
 //   sequence_step  the recurring-sequence recorder, step-bounded
 //   dynamic_m      the graph cache keyed by M capacity, with M changing on the device each step
 //

@@ -102,11 +102,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   }
   __syncthreads();
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
-  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in unfused pre-pass kernels,
-  // whose pre-kernel completed the kernel before them; the fused kernel converts for several
-  // microseconds after its wait, so its weight loads lose nothing by waiting too).
-  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
-        !p.fused_prepass)) {
+  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels).
+  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
     GridDependencyWait();
   }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);

@@ -199,16 +199,16 @@ void LaunchTwiceAndCheck(Nvfp4GroupedGemm* gemm, const LaunchPlan& plan,
 
 class Sm90GemmTest : public ::testing::Test {
  protected:
-  // One runner per token pre-pass mode, with the pre-pass never fused into the GEMM or fused
-  // wherever the grid fits on the SMs (RunnerOptions::fuse_token_prepass kNever / kAlways; the
-  // default kAuto: DefaultOptionsFuseWholeTilePlans).
+  // One runner per token pre-pass mode (kAuto: the default options), with or without the
+  // pre-pass fused into the GEMM where the grid fits on the SMs
+  // (RunnerOptions::fuse_token_prepass).
   static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
     static std::unique_ptr<Nvfp4GroupedGemm> runners[2][3];
     std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused][static_cast<int>(mode)];
     if (runner == nullptr) {
       RunnerOptions options;
       options.token_prepass = mode;
-      options.fuse_token_prepass = fused ? FusePrepass::kAlways : FusePrepass::kNever;
+      options.fuse_token_prepass = fused;
       auto r = Nvfp4GroupedGemm::Create(options);
       EXPECT_TRUE(r.ok()) << r.status();
       if (r.ok()) runner = std::move(*r);
@@ -881,52 +881,6 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
               KernelKind::kAuto, "more tiles than SMs, the runner's choice (persistent, fused)",
               TokenPrepass::kAlways, /*fused=*/true);
-}
-
-// The default options (FusePrepass::kAuto): every GPU MODE test case and the benchmark's shapes
-// through Run (cooperative launches with PDL where fused, back to back on one stream), checked
-// against the reference; whole-tile plans that fit are fused, stream-K plans are not.
-TEST_F(Sm90GemmTest, DefaultOptionsFuseWholeTilePlans) {
-  ENCORE_SKIP_WITHOUT_GPU();
-  auto runner = Nvfp4GroupedGemm::Create();
-  ASSERT_TRUE(runner.ok()) << runner.status();
-  Nvfp4GroupedGemm* gemm = runner->get();
-  uint64_t seed = std::random_device{}();
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  std::vector<Case> cases = GpuModeCases();
-  cases.push_back(Case{"bench s1", Zip({40, 76, 168, 72, 164, 148, 196, 160},
-                                       std::vector<int>(8, 7168), std::vector<int>(8, 2048))});
-  cases.push_back(Case{"bench s3", Zip({128, 384}, {4096, 4096}, {1536, 1536})});
-  int fused = 0;
-  for (const Case& c : cases) {
-    const HostGroupedProblem host = MakeHostProblem(c.shapes, Distribution::kFullRange, ++seed);
-    auto dev = DeviceGroupedProblem::Upload(host);
-    ASSERT_TRUE(dev.ok()) << dev.status();
-    auto plan = std::make_unique<LaunchPlan>();
-    ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get()));
-    if (plan->fused_pre) {
-      ++fused;
-      EXPECT_TRUE(plan->cooperative);
-      EXPECT_NE(plan->kind, KernelKind::kStreamK) << c.name;
-    }
-    ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
-    for (int rep = 0; rep < 3; ++rep) ENCORE_ASSERT_OK(gemm->Run(dev->args(), nullptr));
-    SyncOrDie();
-    ExpectAllGroupsMatch(host, *dev, 1, absl::StrCat(c.name, " default options"));
-  }
-  EXPECT_GT(fused, 0) << "no case was fused";
-  // One 128-row tile with K = 7168: stream-K, unfused.
-  const std::vector<Shape> one_tile = Zip({128}, {256}, {7168});
-  const HostGroupedProblem host = MakeHostProblem(one_tile, Distribution::kFullRange, ++seed);
-  auto dev = DeviceGroupedProblem::Upload(host);
-  ASSERT_TRUE(dev.ok());
-  auto plan = std::make_unique<LaunchPlan>();
-  ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get()));
-  if (plan->kind == KernelKind::kStreamK) EXPECT_FALSE(plan->fused_pre);
-  ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
-  ENCORE_ASSERT_OK(gemm->Run(dev->args(), nullptr));
-  SyncOrDie();
-  ExpectAllGroupsMatch(host, *dev, 1, "one tile, default options");
 }
 
 // A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):

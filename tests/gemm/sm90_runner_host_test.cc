@@ -448,7 +448,7 @@ class Sm90PrepassHostTest : public ::testing::Test {
     options.token_prepass = mode;
     options.token_workspace_bytes = bytes;
     options.max_token_workspaces = max_workspaces;
-    options.fuse_token_prepass = fuse ? FusePrepass::kAlways : FusePrepass::kNever;
+    options.fuse_token_prepass = fuse;
     return HostRunner(options, const_cast<void*>(Addr(kWorkspace)));
   }
 };
@@ -534,9 +534,8 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ASSERT_LE(plan->grid.x, 132u);
   EXPECT_FALSE(plan->has_pre());
   EXPECT_TRUE(plan->fused_pre);
-  EXPECT_TRUE(plan->cooperative) << "the grid barrier needs every CTA resident";
-  EXPECT_TRUE(plan->reads_after_wait) << "every role of the fused kernel waits";
-  EXPECT_TRUE(plan->prefers_pdl);
+  EXPECT_FALSE(plan->reads_after_wait) << "a fused pre-pass reads the weights early";
+  EXPECT_FALSE(plan->prefers_pdl);
   EXPECT_EQ(plan->num_kernels(), 1);
   const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
   EXPECT_EQ(params->fused_prepass, 1);
@@ -555,7 +554,6 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ENCORE_ASSERT_OK(plain->Prepare(args, unfused.get(), KernelKind::kSimple));
   EXPECT_TRUE(unfused->has_pre());
   EXPECT_FALSE(unfused->fused_pre);
-  EXPECT_FALSE(unfused->cooperative);
   EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(unfused->params)->fused_prepass, 0);
   // More CTAs than SMs: GPU MODE shape 0 with the simple kernel (256 tiles).
   const std::vector<GroupProblem> big = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 6);
@@ -580,50 +578,6 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ENCORE_ASSERT_OK(unpacked->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
   EXPECT_EQ(plan->kind, KernelKind::kSimple);
   EXPECT_TRUE(plan->has_pre());
-}
-
-// The default (FusePrepass::kAuto): whole-tile plans whose grid fits are fused (GPU MODE shapes 1
-// and 2: persistent over 132 CTAs, simple over 120); a simple plan with more CTAs than SMs keeps
-// its pre-kernel and its kind (kAlways would switch kAuto's choice to the persistent kernel).
-// Stream-K plans keep theirs too (GPU test DefaultOptionsFuseWholeTilePlans: host runners plan
-// no stream-K without a device workspace).
-TEST_F(Sm90PrepassHostTest, DefaultOptionsFuseWholeTilePlansThatFit) {
-  RunnerOptions options;
-  options.token_prepass = TokenPrepass::kAlways;
-  EXPECT_EQ(options.fuse_token_prepass, FusePrepass::kAuto);
-  auto gemm = HostRunner(options, const_cast<void*>(Addr(kWorkspace)));
-  auto plan = std::make_unique<LaunchPlan>();
-  const std::vector<GroupProblem> s1 =
-      Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 9);
-  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s1)}, plan.get()));
-  EXPECT_EQ(plan->kind, KernelKind::kPersistent);
-  EXPECT_TRUE(plan->fused_pre);
-  EXPECT_TRUE(plan->cooperative);
-  EXPECT_TRUE(plan->prefers_pdl);
-  const std::vector<GroupProblem> s2 = Groups({192, 320}, 3072, 4096, 10);
-  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
-  EXPECT_EQ(plan->kind, KernelKind::kSimple);
-  EXPECT_TRUE(plan->fused_pre);
-  EXPECT_FALSE(plan->has_pre());
-  const std::vector<GroupProblem> wide = Groups({256}, 128 * 140, 256, 11);  // 140 tiles
-  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(wide)}, plan.get(),
-                                 KernelKind::kSimple));
-  EXPECT_GT(plan->grid.x, 132u);
-  EXPECT_FALSE(plan->fused_pre);
-  EXPECT_FALSE(plan->cooperative);
-  EXPECT_TRUE(plan->has_pre());
-  // The runner's own choice is the kind an unfused runner chooses.
-  options.fuse_token_prepass = FusePrepass::kNever;
-  auto unfused = HostRunner(options, const_cast<void*>(Addr(kWorkspace)));
-  auto other = std::make_unique<LaunchPlan>();
-  for (const std::vector<GroupProblem>* groups : {&s1, &s2, &wide}) {
-    const GroupedGemmArguments args{absl::MakeConstSpan(*groups)};
-    ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get()));
-    ENCORE_ASSERT_OK(unfused->Prepare(args, other.get()));
-    EXPECT_EQ(plan->kind, other->kind) << "kAuto fusion does not change the kind";
-    EXPECT_EQ(plan->grid.x, other->grid.x);
-    EXPECT_TRUE(other->has_pre());
-  }
 }
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {

@@ -31,9 +31,7 @@ inline constexpr uint32_t kFusedPrepassBarrier = kStreamKBarrier + 1;
 // reads it before arriving knows the launch's target (base + span) without an atomic round trip:
 // arrive = one red.release, wait = acquire loads until the target (wrap-around safe). Requires
 // every CTA of the grid to be resident at once: the runner fuses only plans with grid <= SM count
-// at one CTA per SM and launches them cooperatively (LaunchPlan::cooperative: the driver fails a
-// launch it cannot make resident, e.g. under an MPS SM limit, instead of this barrier hanging).
-// Release/acquire: each converting thread's stores and async-proxy fence, the
+// at one CTA per SM. Release/acquire: each converting thread's stores and async-proxy fence, the
 // named barrier, thread 0's red.release (cumulative); the waiters' acquire load and async-proxy
 // fence (the tokens are then read by TMA).
 inline constexpr uint32_t kGridBarrierSpan = 1u << 20;
