@@ -7,6 +7,8 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # six). _rows128 changes
 # TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
+# _fwait / _fcoop: the fused pre-pass (opt-in) with every role waiting, and also launched
+# cooperatively (run 97's default, reverted): which of the two took v3's PDL gain (NOTES session 13).
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
 # _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
 # default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
@@ -27,6 +29,11 @@ SM90_EXPERIMENTS = [
     ("_pgrid", [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
+    ]),
+    ("_fwait", ["-DENCORE_SM90_FUSED_WEIGHTS_WAIT=1"]),
+    ("_fcoop", [
+        "-DENCORE_SM90_FUSED_WEIGHTS_WAIT=1",
+        "-DENCORE_SM90_FUSED_COOPERATIVE=1",
     ]),
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
     ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4"]),

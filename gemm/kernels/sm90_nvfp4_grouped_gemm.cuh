@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   __syncthreads();
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
   // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels).
-  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer)) {
+  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
+        !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && p.fused_prepass))) {
     GridDependencyWait();
   }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
