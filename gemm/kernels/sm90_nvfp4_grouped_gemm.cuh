@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   }
   __syncthreads();
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
-  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels).
+  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels, fused ones
+  // too unless ENCORE_SM90_FUSED_WEIGHTS_WAIT).
   if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
         !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && p.fused_prepass))) {
     GridDependencyWait();
