@@ -9,6 +9,8 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
 # _fwait / _fcoop: the fused pre-pass (opt-in) with every role waiting, and also launched
 # cooperatively (run 97's default, reverted): which of the two took v3's PDL gain (NOTES session 13).
+# _parts2: every kernel's stage in 2 parts of 4 k-steps (the simple kernel's default since run
+# 99); _sparts4: the simple kernel's in 4 parts as well (the default before run 99).
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
 # _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
 # default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
@@ -22,6 +24,7 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 SM90_EXPERIMENTS = [
     ("_nopipe", ["-DENCORE_SM90_CONSUMER_PIPE=0"]),
     ("_parts2", ["-DENCORE_SM90_PIPE_PARTS=2"]),
+    ("_sparts4", ["-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
     ("_rows128", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128"]),
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),

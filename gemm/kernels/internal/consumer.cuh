@@ -3,7 +3,8 @@
 //
 // Example (inside the kernel, consumer warpgroup cw, thread ct):
 //   float acc[TileShape::kAccFloats];
-//   ConsumerTile<kSrc>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);  // then EpilogueTile
+//   ConsumerTile<kSrc, kPartsOf<kSchedule>>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+//   // then EpilogueTile
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,16 @@ inline constexpr int kConsumerThreads = TileShape::kConsumerThreads;  // warpgro
 // A stage's 8 wgmma k-steps run in kParts parts (wide tiles: two parts of 4 steps, so the
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
-inline constexpr int kParts =
-    ENCORE_SM90_CONSUMER_PIPE ? ENCORE_SM90_PIPE_PARTS : TileShape::kStrips;
-static_assert(8 % kParts == 0, "parts must divide the 8 steps of a stage");
+// The simple kernel runs ENCORE_SM90_SIMPLE_PIPE_PARTS parts (switches.cuh), the persistent and
+// stream-K kernels ENCORE_SM90_PIPE_PARTS; kParts / Frag are the latter's (the micro-benchmarks').
+template <Schedule kSchedule>
+inline constexpr int kPartsOf =
+    !ENCORE_SM90_CONSUMER_PIPE ? TileShape::kStrips
+    : kSchedule == Schedule::kSimple ? ENCORE_SM90_SIMPLE_PIPE_PARTS
+                                     : ENCORE_SM90_PIPE_PARTS;
+inline constexpr int kParts = kPartsOf<Schedule::kPersistent>;
+static_assert(8 % kPartsOf<Schedule::kSimple> == 0 && 8 % kParts == 0,
+              "parts must divide the 8 steps of a stage");
 inline constexpr int kPartSteps = 8 / kParts;
 template <int kSteps>
 using FragOf = uint32_t[TileShape::kStrips][kSteps][4];
@@ -165,8 +173,9 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
   WgmmaCommit();
 }
 
-// The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile).
-template <int kN, TokenSource kSrc>
+// The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile), a
+// stage's 8 k-steps in kNumParts parts.
+template <int kN, TokenSource kSrc, int kNumParts>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
@@ -174,6 +183,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   using T = TileShape;
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
+  constexpr int kSteps = 8 / kNumParts;
   const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
   // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
@@ -188,26 +198,26 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
     // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed. (Run 34: a third
     // buffer, built with two parts in flight, was 1-3% slower.)
-    Frag frag[2];
-    BuildSteps<kPartSteps>(frag[0], a, sl, 0);
+    FragOf<kSteps> frag[2];
+    BuildSteps<kSteps>(frag[0], a, sl, 0);
     MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
 #pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      IssueSteps<kN, kPartSteps>(acc, frag[part & 1], stage_desc, part * kPartSteps);
-      if (part + 1 < kParts) {
+    for (int part = 0; part < kNumParts; ++part) {
+      IssueSteps<kN, kSteps>(acc, frag[part & 1], stage_desc, part * kSteps);
+      if (part + 1 < kNumParts) {
         WgmmaWait<1>();
-        BuildSteps<kPartSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kPartSteps);
+        BuildSteps<kSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kSteps);
       }
     }
     WgmmaWait<0>();
     FenceAcc<kN>(acc);
 #else
 #pragma unroll
-    for (int part = 0; part < kParts; ++part) {
-      Frag frag;
-      BuildSteps<kPartSteps>(frag, a, sl, part * kPartSteps);
+    for (int part = 0; part < kNumParts; ++part) {
+      FragOf<kSteps> frag;
+      BuildSteps<kSteps>(frag, a, sl, part * kSteps);
       if (part == 0) MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
-      IssueSteps<kN, kPartSteps>(acc, frag, stage_desc, part * kPartSteps);
+      IssueSteps<kN, kSteps>(acc, frag, stage_desc, part * kSteps);
       WgmmaWait<0>();
       FenceAcc<kN>(acc);
     }
@@ -219,7 +229,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
-template <TokenSource kSrc>
+template <TokenSource kSrc, int kNumParts>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -248,7 +258,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                \
   case i:                                                             \
     if constexpr (16 * i <= T::kMaxBlockM) {                          \
-      ConsumerLoop<16 * i, kSrc>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+      ConsumerLoop<16 * i, kSrc, kNumParts>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
     }                                                                 \
     break;
     ENCORE_CASE(1)

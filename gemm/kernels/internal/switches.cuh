@@ -52,6 +52,14 @@
 // +2..3% on s2/s3; 8 parts +3..10%.
 #define ENCORE_SM90_PIPE_PARTS 4
 #endif
+#ifndef ENCORE_SM90_SIMPLE_PIPE_PARTS
+// The simple kernel's parts per stage (ENCORE_SM90_PIPE_PARTS is the persistent and stream-K
+// kernels'): 2 since run 99 (A/B of _parts2, all kernels 2 parts, against 4 parts, 3 rounds):
+// shape 2 (simple, 120 tiles of 96-112 tokens) 27.0-27.1 vs 28.1-28.2 us, shape 3 (simple)
+// 15.5-15.7 vs 15.6-15.7, decode8 (simple) equal; shapes 0 (stream-K) and 1 (persistent) lost
+// 0.5% and 0.4% with 2 parts, so they keep 4. Manual build _sparts4: the simple kernel at 4 too.
+#define ENCORE_SM90_SIMPLE_PIPE_PARTS 2
+#endif
 #ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
 // 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
 //    chunks so each store instruction writes full 32-byte sectors (sm90_nvfp4_token_prepass.cuh):
