@@ -11,6 +11,7 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # cooperatively (run 97's default, reverted): which of the two took v3's PDL gain (NOTES session 13).
 # _parts2: every kernel's stage in 2 parts of 4 k-steps (the simple kernel's default since run
 # 99); _sparts4: the simple kernel's in 4 parts as well (the default before run 99).
+# _wtepi: the simple kernel's epilogue stages the whole tile in the token stages, one barrier.
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
 # _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
 # default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
@@ -25,6 +26,7 @@ SM90_EXPERIMENTS = [
     ("_nopipe", ["-DENCORE_SM90_CONSUMER_PIPE=0"]),
     ("_parts2", ["-DENCORE_SM90_PIPE_PARTS=2"]),
     ("_sparts4", ["-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
+    ("_wtepi", ["-DENCORE_SM90_WHOLE_TILE_EPILOGUE=1"]),
     ("_rows128", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128"]),
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),

@@ -168,7 +168,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      if constexpr (ENCORE_SM90_WHOLE_TILE_EPILOGUE && kSchedule == Schedule::kSimple &&
+                    TileShape::kStrips == 1) {
+        EpilogueWholeTile<kSrc>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      } else {
+        EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      }
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
   }

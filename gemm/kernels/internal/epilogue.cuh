@@ -54,6 +54,13 @@ __device__ __forceinline__ void PackChunksFrom(const float* strip, float k, int 
   }
 }
 
+// Undo the fragments' 2^-7 scalings (the pre-pass writes exact token values).
+template <TokenSource kSrc>
+inline constexpr float kEpilogueScale = (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
+                                        (ENCORE_SM90_TOKEN_ONE_MUL && kSrc == TokenSource::kInKernel
+                                             ? 128.0f
+                                             : 1.0f);
+
 // NOTES: the chunk loop is rolled: the epilogue runs once per tile, so every instruction of it is
 // fetched cold. Unrolled over the 8 chunks it was ~500 instructions executed once each, and run
 // 86's ncu source view of shape 3 put 34% of all warp samples in it, 76% of those stall_no_inst
@@ -71,10 +78,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   using T = TileShape;
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
-  // Undo the fragments' 2^-7 scalings (the pre-pass writes exact token values).
-  constexpr float kOut =
-      (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f : 128.0f) *
-      (ENCORE_SM90_TOKEN_ONE_MUL && kSrc == TokenSource::kInKernel ? 128.0f : 1.0f);
+  constexpr float kOut = kEpilogueScale<kSrc>;
   const int lane = ct & 31;
   const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
@@ -134,6 +138,60 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
         }
       }
       NamedBarrierSync(1 + cw, 128);
+    }
+  }
+}
+
+// Named barrier of both consumer warpgroups before EpilogueWholeTile stages into the token
+// stages (after the stream-K and fused pre-pass barriers; the simple kernel uses neither).
+inline constexpr uint32_t kWholeTileEpilogueBarrier = kStreamKBarrier + 2;
+
+// The simple kernel's epilogue with ENCORE_SM90_WHOLE_TILE_EPILOGUE: the CTA's only tile is staged
+// whole (every chunk's stmatrix first, into the fp16 token stages, which no load fills after the
+// tile's last k-block), then one warpgroup barrier and the copy-out, instead of two warpgroup
+// barriers per 32-token chunk.
+// NOTES: the token stages are free once both consumer warpgroups passed kWholeTileEpilogueBarrier:
+// each waited for its own wgmmas after every k-block (wait_group 0), the producers loaded (or the
+// dequant warps wrote) only this tile's k-blocks, and every one of those was consumed.
+template <TokenSource kSrc>
+__device__ __forceinline__ void EpilogueWholeTile(const GroupInfo& gi, const TileCoord& tc,
+                                                  const SmemLayout<kSrc>& sm, int cw, int ct,
+                                                  const float (&acc)[TileShape::kAccFloats]) {
+  using T = TileShape;
+  static_assert(T::kStrips == 1 && T::kEpilogueRows == 32, "one 64-row strip, 32-token chunks");
+  constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
+  constexpr int P = T::kEpiloguePitch;
+  constexpr uint32_t kRegionBytes = T::kMaxBlockM * P * 2;  // a warpgroup's staged tile
+  static_assert(T::kConsumerWgs * kRegionBytes <= Pipeline<kSrc>::kTokStages * T::kTokStageBytes,
+                "the staged tile must fit in the token stages");
+  const int lane = ct & 31;
+  const uint32_t region = sm.Tok(0) + cw * kRegionBytes;
+  const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
+  uint32_t pk[kChunks][8];
+  PackChunksFrom<0>(acc, kEpilogueScale<kSrc>, chunks, pk);
+  NamedBarrierSync(kWholeTileEpilogueBarrier, T::kConsumerThreads);
+  // As EpilogueTile: four 8x8 matrices per stmatrix, chunk c at token rows 32 c ...
+  const int mat = lane >> 3, t = lane & 7;
+  const uint32_t addr0 = region + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    if (c < chunks) {
+      const uint32_t a = addr0 + 2 * c * T::kEpilogueRows * P;
+      StMatrixX4Trans(a, pk[c][0], pk[c][1], pk[c][2], pk[c][3]);
+      StMatrixX4Trans(a + 2 * 16 * P, pk[c][4], pk[c][5], pk[c][6], pk[c][7]);
+    }
+  }
+  NamedBarrierSync(1 + cw, 128);
+  // Copy-out: thread ct moves 16-byte pieces of token rows ct / 8, + 16, ... (weights 8 (ct % 8)
+  // ..); rows past tc.rows and columns past gi.n are not written.
+  const int col8 = ct & 7;
+  const int n = tc.n0 + cw * 64 + col8 * 8;
+  if (n < gi.n) {
+    uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
+#pragma unroll 2
+    for (int row = ct >> 3; row < tc.rows; row += 16) {
+      *reinterpret_cast<uint4*>(out + static_cast<size_t>(row) * gi.n) =
+          LdShared128(region + 2 * (row * P + col8 * 8));
     }
   }
 }

@@ -60,6 +60,12 @@
 // 0.5% and 0.4% with 2 parts, so they keep 4. Manual build _sparts4: the simple kernel at 4 too.
 #define ENCORE_SM90_SIMPLE_PIPE_PARTS 2
 #endif
+#ifndef ENCORE_SM90_WHOLE_TILE_EPILOGUE
+// 1 (manual build _wtepi): the simple kernel stages its one tile's fp16 outputs whole in the token
+//    stages and copies them out after one warpgroup barrier (EpilogueWholeTile); 0: 32-token
+//    chunks through the epilogue staging buffer, two warpgroup barriers each (EpilogueTile).
+#define ENCORE_SM90_WHOLE_TILE_EPILOGUE 0
+#endif
 #ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
 // 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
 //    chunks so each store instruction writes full 32-byte sectors (sm90_nvfp4_token_prepass.cuh):
