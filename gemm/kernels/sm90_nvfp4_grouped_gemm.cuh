@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
       ConsumerTile<kSrc, kPartsOf<kSchedule>>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct,
-                                                 acc);
+                                              acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {

@@ -27,10 +27,9 @@ inline constexpr int kConsumerThreads = TileShape::kConsumerThreads;  // warpgro
 // The simple kernel runs ENCORE_SM90_SIMPLE_PIPE_PARTS parts (switches.cuh), the persistent and
 // stream-K kernels ENCORE_SM90_PIPE_PARTS; kParts / Frag are the latter's (the micro-benchmarks').
 template <Schedule kSchedule>
-inline constexpr int kPartsOf =
-    !ENCORE_SM90_CONSUMER_PIPE ? TileShape::kStrips
-    : kSchedule == Schedule::kSimple ? ENCORE_SM90_SIMPLE_PIPE_PARTS
-                                     : ENCORE_SM90_PIPE_PARTS;
+inline constexpr int kPartsOf = !ENCORE_SM90_CONSUMER_PIPE       ? TileShape::kStrips
+                                : kSchedule == Schedule::kSimple ? ENCORE_SM90_SIMPLE_PIPE_PARTS
+                                                                 : ENCORE_SM90_PIPE_PARTS;
 inline constexpr int kParts = kPartsOf<Schedule::kPersistent>;
 static_assert(8 % kPartsOf<Schedule::kSimple> == 0 && 8 % kParts == 0,
               "parts must divide the 8 steps of a stage");
@@ -255,11 +254,11 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
     }
   }
   switch (tc.nw >> 4) {
-#define ENCORE_CASE(i)                                                \
-  case i:                                                             \
-    if constexpr (16 * i <= T::kMaxBlockM) {                          \
+#define ENCORE_CASE(i)                                                                 \
+  case i:                                                                              \
+    if constexpr (16 * i <= T::kMaxBlockM) {                                           \
       ConsumerLoop<16 * i, kSrc, kNumParts>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
-    }                                                                 \
+    }                                                                                  \
     break;
     ENCORE_CASE(1)
     ENCORE_CASE(2)
