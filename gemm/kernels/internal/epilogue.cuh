@@ -158,7 +158,9 @@ __device__ __forceinline__ void EpilogueWholeTile(const GroupInfo& gi, const Til
                                                   const SmemLayout<kSrc>& sm, int cw, int ct,
                                                   const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
-  static_assert(T::kStrips == 1 && T::kEpilogueRows == 32, "one 64-row strip, 32-token chunks");
+  // (Dependent on kSrc, so builds with two strips, which never call it, still compile.)
+  static_assert(Pipeline<kSrc>::kTokStages > 0 && T::kStrips == 1 && T::kEpilogueRows == 32,
+                "one 64-row strip, 32-token chunks");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr int P = T::kEpiloguePitch;
   constexpr uint32_t kRegionBytes = T::kMaxBlockM * P * 2;  // a warpgroup's staged tile
