@@ -40,8 +40,9 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_FUSED_WEIGHTS_WAIT=1",
         "-DENCORE_SM90_FUSED_COOPERATIVE=1",
     ]),
-    ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3"]),
-    ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4"]),
+    # (Their simple kernels keep 4 parts: with 2, _wg4's spills 272 bytes at 104 registers.)
+    ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
+    ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
