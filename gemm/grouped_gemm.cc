@@ -657,7 +657,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.block = dim3(1, 1, 1);
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
-    plan->cooperative = false;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
@@ -673,7 +672,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->fused_pre = true;
         plan->reads_after_wait = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
         plan->prefers_pdl = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
-        plan->cooperative = ENCORE_SM90_FUSED_COOPERATIVE != 0;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
         plan->pre.function = sm90::PrepassFunction(kGroups);

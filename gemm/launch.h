@@ -60,28 +60,21 @@ inline cudaKernelNodeParams KernelNode(const void* function, dim3 grid, dim3 blo
 }
 
 // cudaLaunchKernelEx of one by-value parameter block, with programmatic stream serialization
-// (PDL) when `pdl`, as a cooperative kernel (every CTA resident at once, or the launch fails) when
-// `cooperative`.
+// (PDL) when `pdl`.
 inline cudaError_t LaunchKernel(const void* function, dim3 grid, dim3 block, unsigned smem,
-                                const unsigned char* params, cudaStream_t stream, bool pdl,
-                                bool cooperative = false) {
+                                const unsigned char* params, cudaStream_t stream, bool pdl) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
+  cudaLaunchAttribute attr[1];
   if (pdl) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n++].val.programmaticStreamSerializationAllowed = 1;
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
   }
-  if (cooperative) {
-    attr[n].id = cudaLaunchAttributeCooperative;
-    attr[n++].val.cooperative = 1;
-  }
-  config.attrs = n > 0 ? attr : nullptr;
-  config.numAttrs = n;
   void* kernel_args[1] = {const_cast<unsigned char*>(params)};
   return cudaLaunchKernelExC(&config, function, kernel_args);
 }
@@ -137,10 +130,6 @@ struct LaunchPlan {
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
   // pre-kernel, and the grid must be resident at once.
   bool fused_pre = false;
-  // Launched with cudaLaunchAttributeCooperative (a stream capture keeps it on the node): the
-  // driver makes every CTA resident at once or fails the launch. Set for fused plans in the
-  // manual build _fcoop (ENCORE_SM90_FUSED_COOPERATIVE; run 97 measured it with PDL).
-  bool cooperative = false;
   int num_tiles = 0;
   size_t params_bytes = 0;
   alignas(64) unsigned char params[kMaxParamBytes];
@@ -178,7 +167,7 @@ inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, b
     pdl = true;
   }
   return internal::LaunchKernel(plan.function, plan.grid, plan.block, plan.dynamic_smem_bytes,
-                                plan.params, stream, pdl && plan.supports_pdl, plan.cooperative);
+                                plan.params, stream, pdl && plan.supports_pdl);
 }
 
 }  // namespace encore::gemm

@@ -50,16 +50,10 @@
 // The fused pre-pass (Params::fused_prepass), kernel and runner: 0 (default), its weight producer
 // loads before griddepcontrol.wait as in unfused pre-pass kernels, so a PDL launch of a fused plan
 // is safe only after a kernel that does not write the weights (LaunchPlan::reads_after_wait false,
-// Run launches it without PDL); 1 (manual builds _fwait, _fcoop), every role waits, the plan is
-// reads_after_wait and Run launches it with PDL.
+// Run launches it without PDL); 1 (manual build _fwait), every role waits, the plan is
+// reads_after_wait and Run launches it with PDL. (Run 98: a cooperative launch on top, run 97's
+// residency guard, removed the whole PDL overlap; that build is gone.)
 #define ENCORE_SM90_FUSED_WEIGHTS_WAIT 0
-#endif
-#ifndef ENCORE_SM90_FUSED_COOPERATIVE
-// 1 (manual build _fcoop): fused plans launch with cudaLaunchAttributeCooperative (LaunchPlan::
-// cooperative: the driver fails a grid it cannot make resident instead of the grid barrier
-// hanging). Run 97 (wait + cooperative + PDL as the default) lost v3's PDL gain of run 96 (shapes 1
-// and 3 -3.5%): _fwait against _fcoop tells which of the two took it.
-#define ENCORE_SM90_FUSED_COOPERATIVE 0
 #endif
 
 namespace encore::gemm::sm90 {

@@ -534,10 +534,9 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ASSERT_LE(plan->grid.x, 132u);
   EXPECT_FALSE(plan->has_pre());
   EXPECT_TRUE(plan->fused_pre);
-  // The weight producer reads early (default) or waits like every role (_fwait, _fcoop).
+  // The weight producer reads early (default) or waits like every role (_fwait).
   EXPECT_EQ(plan->reads_after_wait, ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0);
   EXPECT_EQ(plan->prefers_pdl, ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0);
-  EXPECT_EQ(plan->cooperative, ENCORE_SM90_FUSED_COOPERATIVE != 0);
   EXPECT_EQ(plan->num_kernels(), 1);
   const auto* params = reinterpret_cast<const sm90::Params<8>*>(plan->params);
   EXPECT_EQ(params->fused_prepass, 1);
@@ -556,7 +555,6 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ENCORE_ASSERT_OK(plain->Prepare(args, unfused.get(), KernelKind::kSimple));
   EXPECT_TRUE(unfused->has_pre());
   EXPECT_FALSE(unfused->fused_pre);
-  EXPECT_FALSE(unfused->cooperative);
   EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(unfused->params)->fused_prepass, 0);
   // More CTAs than SMs: GPU MODE shape 0 with the simple kernel (256 tiles).
   const std::vector<GroupProblem> big = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 6);
