@@ -11,11 +11,12 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # 98: shape 3 -4.5%, shapes 0 and 2 slower; a cooperative launch on top took the whole PDL gain).
 # _parts2: every kernel's stage in 2 parts of 4 k-steps (the simple kernel's default since run
 # 99); _sparts4: the simple kernel's in 4 parts as well (the default before run 99).
-# _wtepi: the simple kernel's epilogue stages the whole tile in the token stages, one barrier.
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
 # _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
 # default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
 # width 64).
+# _ksplit: four consumer warpgroups on the default's 128-row tiles (<= 128 tokens), each pair
+# splitting a strip's k-steps, the halves summed through shared memory (ENCORE_SM90_KSPLIT).
 # (No build for ncu's source view: every build passes -lineinfo, tools/cuda.bzl; run 78 used the
 # default one.) Flags other than -D reach nvcc only, not the runner.
 # The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
@@ -26,7 +27,6 @@ SM90_EXPERIMENTS = [
     ("_nopipe", ["-DENCORE_SM90_CONSUMER_PIPE=0"]),
     ("_parts2", ["-DENCORE_SM90_PIPE_PARTS=2"]),
     ("_sparts4", ["-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
-    ("_wtepi", ["-DENCORE_SM90_WHOLE_TILE_EPILOGUE=1"]),
     ("_rows128", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128"]),
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),
@@ -39,6 +39,7 @@ SM90_EXPERIMENTS = [
     # (Their simple kernels keep 4 parts: with 2, _wg4's spills 272 bytes at 104 registers.)
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
     ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
+    ("_ksplit", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_KSPLIT=1"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
@@ -54,7 +55,7 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4"]
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4", "_ksplit"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 

@@ -77,10 +77,11 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
                                              const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
-  constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
+  // (A k-split warpgroup stores half a tile.)
+  constexpr int kChunks = T::kMaxBlockM / T::kKSplit / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
   const int lane = ct & 31;
-  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
+  const uint32_t stage_s = sm.EpiAddr() + cw * T::kEpilogueWgBytes;
   constexpr int P = T::kEpiloguePitch;
   // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
   // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
@@ -98,7 +99,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
     const float* strip = acc + 64 * sj;
     uint32_t pk[kPackFirst ? kChunks : 1][8];
     if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
-    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
+    const int n = tc.n0 + (RowWg(cw) * T::kStrips + sj) * 64 + col8 * 8;
     const bool n_ok = n < gi.n;
     uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
 #pragma unroll 1
@@ -138,62 +139,6 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
         }
       }
       NamedBarrierSync(1 + cw, 128);
-    }
-  }
-}
-
-// Named barrier of both consumer warpgroups before EpilogueWholeTile stages into the token
-// stages (after the stream-K and fused pre-pass barriers; the simple kernel uses neither).
-inline constexpr uint32_t kWholeTileEpilogueBarrier = kStreamKBarrier + 2;
-
-// The simple kernel's epilogue with ENCORE_SM90_WHOLE_TILE_EPILOGUE: the CTA's only tile is staged
-// whole (every chunk's stmatrix first, into the fp16 token stages, which no load fills after the
-// tile's last k-block), then one warpgroup barrier and the copy-out, instead of two warpgroup
-// barriers per 32-token chunk.
-// NOTES: the token stages are free once both consumer warpgroups passed kWholeTileEpilogueBarrier:
-// each waited for its own wgmmas after every k-block (wait_group 0), the producers loaded (or the
-// dequant warps wrote) only this tile's k-blocks, and every one of those was consumed.
-template <TokenSource kSrc>
-__device__ __forceinline__ void EpilogueWholeTile(const GroupInfo& gi, const TileCoord& tc,
-                                                  const SmemLayout<kSrc>& sm, int cw, int ct,
-                                                  const float (&acc)[TileShape::kAccFloats]) {
-  using T = TileShape;
-  // (Dependent on kSrc, so builds with two strips, which never call it, still compile.)
-  static_assert(Pipeline<kSrc>::kTokStages > 0 && T::kStrips == 1 && T::kEpilogueRows == 32,
-                "one 64-row strip, 32-token chunks");
-  constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
-  constexpr int P = T::kEpiloguePitch;
-  constexpr uint32_t kRegionBytes = T::kMaxBlockM * P * 2;  // a warpgroup's staged tile
-  static_assert(T::kConsumerWgs * kRegionBytes <= Pipeline<kSrc>::kTokStages * T::kTokStageBytes,
-                "the staged tile must fit in the token stages");
-  const int lane = ct & 31;
-  const uint32_t region = sm.Tok(0) + cw * kRegionBytes;
-  const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
-  uint32_t pk[kChunks][8];
-  PackChunksFrom<0>(acc, kEpilogueScale<kSrc>, chunks, pk);
-  NamedBarrierSync(kWholeTileEpilogueBarrier, T::kConsumerThreads);
-  // As EpilogueTile: four 8x8 matrices per stmatrix, chunk c at token rows 32 c ...
-  const int mat = lane >> 3, t = lane & 7;
-  const uint32_t addr0 = region + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
-#pragma unroll
-  for (int c = 0; c < kChunks; ++c) {
-    if (c < chunks) {
-      const uint32_t a = addr0 + 2 * c * T::kEpilogueRows * P;
-      StMatrixX4Trans(a, pk[c][0], pk[c][1], pk[c][2], pk[c][3]);
-      StMatrixX4Trans(a + 2 * 16 * P, pk[c][4], pk[c][5], pk[c][6], pk[c][7]);
-    }
-  }
-  NamedBarrierSync(1 + cw, 128);
-  // Copy-out: thread ct moves 16-byte pieces of token rows ct / 8, + 16, ... (weights 8 (ct % 8)
-  // ..); rows past tc.rows and columns past gi.n are not written.
-  const int col8 = ct & 7;
-  const int n = tc.n0 + cw * 64 + col8 * 8;
-  if (n < gi.n) {
-    uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
-#pragma unroll 2
-    for (int row = ct >> 3; row < tc.rows; row += 16) {
-      *reinterpret_cast<uint4*>(out + static_cast<size_t>(row) * gi.n) =
-          LdShared128(region + 2 * (row * P + col8 * 8));
     }
   }
 }

@@ -60,11 +60,10 @@
 // 0.5% and 0.4% with 2 parts, so they keep 4. Manual build _sparts4: the simple kernel at 4 too.
 #define ENCORE_SM90_SIMPLE_PIPE_PARTS 2
 #endif
-#ifndef ENCORE_SM90_WHOLE_TILE_EPILOGUE
-// 1 (manual build _wtepi): the simple kernel stages its one tile's fp16 outputs whole in the token
-//    stages and copies them out after one warpgroup barrier (EpilogueWholeTile); 0: 32-token
-//    chunks through the epilogue staging buffer, two warpgroup barriers each (EpilogueTile).
-#define ENCORE_SM90_WHOLE_TILE_EPILOGUE 0
+#ifndef ENCORE_SM90_KSPLIT_PARTS
+// The k-split build's (ENCORE_SM90_KSPLIT) parts per stage of 4 k-steps, every kernel: 2 (parts of
+// 2 steps, double-buffered fragments as above), 1 or 4.
+#define ENCORE_SM90_KSPLIT_PARTS 2
 #endif
 #ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
 // 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
