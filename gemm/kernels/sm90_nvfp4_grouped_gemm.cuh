@@ -164,12 +164,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       ConsumerTile<kSrc, kPartsOf<kSchedule>>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct,
                                               acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
-      const TileCoord part = ConsumerPart(tc, cw);  // tc unless k-split
       if (kSchedule == Schedule::kStreamK && w.split() &&
-          !StreamKReduce(p, sched, w, part.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
+          !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], part, sm, cw, ct, acc);
+      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
   }

@@ -77,11 +77,10 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
                                              const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
-  // (A k-split warpgroup stores half a tile.)
-  constexpr int kChunks = T::kMaxBlockM / T::kKSplit / T::kEpilogueRows;
+  constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
   const int lane = ct & 31;
-  const uint32_t stage_s = sm.EpiAddr() + cw * T::kEpilogueWgBytes;
+  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
   // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
   // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
@@ -99,7 +98,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
     const float* strip = acc + 64 * sj;
     uint32_t pk[kPackFirst ? kChunks : 1][8];
     if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
-    const int n = tc.n0 + (RowWg(cw) * T::kStrips + sj) * 64 + col8 * 8;
+    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
     const bool n_ok = n < gi.n;
     uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
 #pragma unroll 1

@@ -60,11 +60,6 @@
 // 0.5% and 0.4% with 2 parts, so they keep 4. Manual build _sparts4: the simple kernel at 4 too.
 #define ENCORE_SM90_SIMPLE_PIPE_PARTS 2
 #endif
-#ifndef ENCORE_SM90_KSPLIT_PARTS
-// The k-split build's (ENCORE_SM90_KSPLIT) parts per stage of 4 k-steps, every kernel: 2 (parts of
-// 2 steps, double-buffered fragments as above), 1 or 4.
-#define ENCORE_SM90_KSPLIT_PARTS 2
-#endif
 #ifndef ENCORE_SM90_PREPASS_SECTOR_STORES
 // 1 (default since run 53): the token pre-pass's 4 threads of a unit exchange their converted
 //    chunks so each store instruction writes full 32-byte sectors (sm90_nvfp4_token_prepass.cuh):
