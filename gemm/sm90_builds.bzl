@@ -15,9 +15,6 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # _wg4: four (640 threads, 256 x <= 128 tiles, 4 raw stages): half the token bytes per FLOP of the
 # default and four warpgroups to hide the decode at narrow widths (run 61's micro: 63 -> 73-79% at
 # width 64).
-# _ksplit: four consumer warpgroups on the default's 128-row tiles (<= 128 tokens), each pair
-# taking every other k-block of a strip, the sums reduce-scattered through shared memory
-# (ENCORE_SM90_KSPLIT).
 # (No build for ncu's source view: every build passes -lineinfo, tools/cuda.bzl; run 78 used the
 # default one.) Flags other than -D reach nvcc only, not the runner.
 # The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
@@ -40,7 +37,6 @@ SM90_EXPERIMENTS = [
     # (Their simple kernels keep 4 parts: with 2, _wg4's spills 272 bytes at 104 registers.)
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
     ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
-    ("_ksplit", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_KSPLIT=1"]),
     ("_exp_none", [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
@@ -56,7 +52,7 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4", "_ksplit"]
+SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4"]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 

@@ -60,15 +60,10 @@ enum class WarpRole { kProducer, kTokenDequant, kTokenProducer, kIdle, kConsumer
 // threads: 128 each, producer + 3 x consumer <= 512).
 // (640 threads, _wg4: 96 each at launch, producer 64 + 4 x consumer 104 = 480; run 82: consumers
 // at 104 spill 12-36 bytes in the persistent and stream-K kernels, a 32-register producer more.)
-// (_ksplit: producer 32 + 4 x consumer 112 = 480; at 104 its simple kernel's consumers spill.)
 inline constexpr uint32_t kProducerRegs =
-    TileShape::kConsumerWgs == 2   ? 80
-    : TileShape::kConsumerWgs == 3 ? 56
-                                   : (TileShape::kKSplit > 1 ? 32 : 64);
+    TileShape::kConsumerWgs == 2 ? 80 : (TileShape::kConsumerWgs == 3 ? 56 : 64);
 inline constexpr uint32_t kConsumerRegs =
-    TileShape::kConsumerWgs == 2   ? 208
-    : TileShape::kConsumerWgs == 3 ? 152
-                                   : (TileShape::kKSplit > 1 ? 112 : 104);
+    TileShape::kConsumerWgs == 2 ? 208 : (TileShape::kConsumerWgs == 3 ? 152 : 104);
 static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
                   (1 + TileShape::kConsumerWgs) * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
@@ -97,12 +92,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
     for (int s = 0; s < P::kRawStages; ++s) {
       MbarInit(sm.RawFull(s), 1);
-      MbarInit(sm.RawEmpty(s),
-               (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads / TileShape::kKSplit);
+      MbarInit(sm.RawEmpty(s), (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads);
     }
     for (int s = 0; s < P::kTokStages; ++s) {
       MbarInit(sm.TokFull(s), P::kPrepass ? 1 : kDequantThreads);
-      MbarInit(sm.TokEmpty(s), kConsumerThreads / TileShape::kKSplit);
+      MbarInit(sm.TokEmpty(s), kConsumerThreads);
     }
     FenceBarrierInit();
   }

@@ -33,21 +33,6 @@
 #define ENCORE_SM90_CONSUMER_WGS 2
 #endif
 
-#ifndef ENCORE_SM90_KSPLIT
-// 1 (the manual build _ksplit, with ENCORE_SM90_CONSUMER_WGS=4): tiles of 128 weight rows x <= 128
-//    tokens as in the default, but four consumer warpgroups: warpgroups cw and cw + 2 own the same
-//    64-row strip and take every other k-block of the tile (full-width wgmmas, the default's
-//    loop), so at narrow widths twice as many warpgroups hide the decode latency without fewer
-//    tiles (_wg4's 256-row tiles halved the tile count). After the k loop the pair
-//    reduce-scatters its fp32 accumulators through shared memory at a compile-time index
-//    (consumer.cuh KSplitExchange): each warpgroup then stores its share of the epilogue chunks.
-//    (Run 103's form split each stage's steps with two half-width wgmmas a step: 23-42% slower.)
-#define ENCORE_SM90_KSPLIT 0
-#endif
-#if ENCORE_SM90_KSPLIT && (ENCORE_SM90_CONSUMER_WGS != 4 || ENCORE_SM90_WIDE_N)
-#error "the k-split build has four consumer warpgroups (two per 64-row strip), narrow tiles"
-#endif
-
 #ifndef ENCORE_SM90_MAX_TOKEN_ROWS
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
@@ -101,15 +86,9 @@ struct TileShape {
   // The weight operand (problem B, N side) is the register-sourced wgmma A operand: each of the
   // kConsumerWgs consumer warpgroups owns kStrips 64-row strips, so a CTA covers kBlockN columns
   // of C.
-  // With ENCORE_SM90_KSPLIT, warpgroups cw and cw + kRowWgs share strip cw % kRowWgs and split
-  // each stage's k-steps in kKSplit parts.
   static constexpr int kConsumerWgs = ENCORE_SM90_CONSUMER_WGS;
-  static constexpr int kKSplit = ENCORE_SM90_KSPLIT ? 2 : 1;
-  static constexpr int kRowWgs = kConsumerWgs / kKSplit;      // warpgroups with distinct rows
-  // The strip group of consumer warpgroup cw (cw itself unless k-split).
-  static constexpr int RowWg(int cw) { return kKSplit > 1 ? cw % kRowWgs : cw; }
   static constexpr int kStrips = ENCORE_SM90_WIDE_N ? 2 : 1;  // strips per consumer warpgroup
-  static constexpr int kBlockN = 64 * kStrips * kRowWgs;
+  static constexpr int kBlockN = 64 * kStrips * kConsumerWgs;
   static constexpr int kConsumerThreads = 128 * kConsumerWgs;
   // Tokens (problem A, M side) are the wgmma N operand: a tile covers up to kMaxBlockM rows of C,
   // its width rounded up to a multiple of kMGranule at run time (wgmma n = 16..kMaxBlockM).
@@ -122,13 +101,6 @@ struct TileShape {
   static constexpr int kAccFloats = 64 * (kStrips - 1) + kMaxBlockM / 2;
   static constexpr int kEpilogueRows = 32;       // tokens staged per epilogue pass
   static constexpr int kEpiloguePitch = 64 + 8;  // halves per staged row (padding: no conflicts)
-  // k-split: fp32 values a consumer thread sends its partner per exchange pass (through its own
-  // epilogue staging buffer, enlarged to hold them); a width-n tile sends n / 4.
-  static constexpr int kExchangeFloats = 16;
-  static constexpr int kEpilogueWgBytes =
-      kKSplit > 1 && kExchangeFloats * 4 * 128 > kEpilogueRows * kEpiloguePitch * 2
-          ? kExchangeFloats * 4 * 128
-          : kEpilogueRows * kEpiloguePitch * 2;
 
   // Host and device: k-blocks of a K, weight tiles of an N, token rows rounded to the granule.
   static constexpr int KBlocks(int k) { return (k + kBlockK - 1) / kBlockK; }
@@ -153,7 +125,7 @@ struct TileShape {
   static constexpr int kSfTokenBytes = 3 * 2 * 512;                // up to 3 row blocks
   static constexpr int kTokAtomBytes = kMaxBlockM * 128;    // 64 k of fp16 for kMaxBlockM rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 32768 (narrow 65536)
-  static constexpr int kEpilogueBytes = kConsumerWgs * kEpilogueWgBytes;
+  static constexpr int kEpilogueBytes = kConsumerWgs * kEpilogueRows * kEpiloguePitch * 2;
   static constexpr int kBarrierBytes = 256;
 };
 
@@ -176,15 +148,9 @@ struct Pipeline {
   // NOTES: with the pre-pass a raw stage is 18 KB, so the weight stream (from HBM, the long
   // latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was just
   // written) and are fed by their own producer warp, so neither stream waits for the other.
-  // (_wg4's 256-row tiles keep 4 raw stages to fit the shared memory; _ksplit's 128-row ones 6,
-  // and 4 in kernel: an even count.)
-  static constexpr int kRawStages =
-      kPrepass ? (TileShape::kBlockN == 256 && TileShape::kConsumerWgs == 4 ? 4 : 6)
-               : (TileShape::kKSplit > 1 ? 4 : 3);
+  static constexpr int kRawStages = kPrepass ? (TileShape::kConsumerWgs == 4 ? 4 : 6) : 3;
   static constexpr int kTokStages =
       ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : (kPrepass ? 512 / TileShape::kMaxBlockM : 2);
-  static_assert(TileShape::kKSplit == 1 || (kRawStages % 2 == 0 && kTokStages % 2 == 0),
-                "k-split pairs alternate k-blocks: every stage must stay with one pair");
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
       (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
@@ -291,9 +257,7 @@ ENCORE_HOST_DEVICE void StreamKPieceCtas(const int* begin, Ctas ctas, int self, 
 // split tiles: the one its range starts in and the one it ends in; a piece of a tile nw tokens
 // wide uses the first nw / 2 floats of each consumer thread's share) and one arrival counter
 // (indexed by the first CTA of a split tile; zero between launches: the last arriver resets it).
-// (Every consumer thread's accumulators: kBlockN x kMaxBlockM, twice that in the k-split build,
-// whose threads hold half a tile each after the exchange but keep the stride of all of them.)
-inline constexpr int kStreamKSlotFloats = TileShape::kConsumerThreads * TileShape::kAccFloats;
+inline constexpr int kStreamKSlotFloats = TileShape::kBlockN * TileShape::kMaxBlockM;
 // Layout: [2 * ctas slots of fp32 partials | ctas counters (16 bytes each reserved)].
 inline constexpr size_t StreamKCountersOffset(int ctas) {
   return static_cast<size_t>(ctas) * 2 * kStreamKSlotFloats * sizeof(float);

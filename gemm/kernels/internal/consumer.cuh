@@ -176,8 +176,7 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
 // stage's 8 k-steps in kNumParts parts.
 template <int kN, TokenSource kSrc, int kNumParts>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
-                                             uint32_t& it, int kb0, int kb1, int khalf,
-                                             int rbase, int c,
+                                             uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
                                              float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
@@ -189,14 +188,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
-  // k-split: warpgroup khalf of a pair runs k-blocks kb0 + khalf, kb0 + khalf + 2, ... (its
-  // pipeline stages are every other one); `it` ends past the tile's range for every warpgroup.
-  // NOTES: a parity wait is only safe while the barrier is at most one phase behind: with an even
-  // stage count one pair uses every phase of a stage inside a tile, and the pair's exchange at
-  // every tile's end orders the tile boundaries (Pipeline's static_assert).
-  [[maybe_unused]] const uint32_t it_end = it + static_cast<uint32_t>(kb1 - kb0);
-  if constexpr (T::kKSplit > 1) it += static_cast<uint32_t>(khalf);
-  for (int kb = kb0 + (T::kKSplit > 1 ? khalf : 0); kb < kb1; kb += T::kKSplit, it += T::kKSplit) {
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
     LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
@@ -231,82 +223,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #endif
     MbarArrive(sm.TokEmpty(ts));
   }
-  if constexpr (T::kKSplit > 1) it = it_end;
-}
-
-// Named barriers of the k-split pairs (one per strip), after the fused pre-pass's
-// (kStreamKBarrier + 1).
-inline constexpr uint32_t kKSplitBarrier = kStreamKBarrier + 2;
-
-// k-split: the epilogue chunks (32 tokens) of a width-kN tile the lower warpgroup of a pair
-// stores; the upper one stores the rest. kKSplitAcc: the accumulator index where the upper
-// warpgroup's share starts (a compile-time constant per width: no accumulator ever moves between
-// register indices).
-template <int kN>
-inline constexpr int kKSplitLowChunks = ((kN + 31) / 32 + 1) / 2;
-template <int kN>
-inline constexpr int kKSplitAcc =
-    16 * kKSplitLowChunks<kN> < kN / 2 ? 16 * kKSplitLowChunks<kN> : kN / 2;
-
-// The k-split pair's reduce-scatter after a width-kN tile's k loop (each pair on its own named
-// barrier, 256 threads): the lower warpgroup sends acc[kKSplitAcc, kN / 2) and adds what it
-// receives to acc[0, kKSplitAcc); the upper one the reverse. Passes of kExchangeFloats floats a
-// thread through each warpgroup's own epilogue staging buffer (float4 q of thread ct at
-// 16 (128 q + ct): conflict-free).
-// NOTES: each value is one fp32 add of the two k-halves' sums (a + b == b + a bit for bit). A
-// buffer is free at a pass's first barrier (its owner finished the previous tile's epilogue
-// before this tile's loop); the second keeps the next pass and the epilogue from overwriting
-// what the partner still reads.
-template <int kN, TokenSource kSrc>
-__device__ __forceinline__ void KSplitExchange(const SmemLayout<kSrc>& sm, int cw, int ct,
-                                               float (&acc)[TileShape::kAccFloats]) {
-  using T = TileShape;
-  constexpr int kLow = kKSplitAcc<kN>;   // floats the upper warpgroup sends
-  constexpr int kHigh = kN / 2 - kLow;  // floats the lower warpgroup sends
-  constexpr int kPass = T::kExchangeFloats;
-  static_assert(kLow % 4 == 0 && kHigh % 4 == 0 && kPass % 4 == 0, "whole float4s");
-  const bool upper = cw >= T::kRowWgs;
-  const int partner = upper ? cw - T::kRowWgs : cw + T::kRowWgs;
-  const uint32_t bar = kKSplitBarrier + static_cast<uint32_t>(TileShape::RowWg(cw));
-  const uint32_t mine = sm.EpiAddr() + cw * T::kEpilogueWgBytes + 16 * ct;
-  const uint32_t theirs = sm.EpiAddr() + partner * T::kEpilogueWgBytes + 16 * ct;
-#pragma unroll
-  for (int p0 = 0; p0 < kLow; p0 += kPass) {
-    if (upper) {
-#pragma unroll
-      for (int i = p0; i < p0 + kPass && i < kLow; i += 4) {
-        StShared128F(mine + 16 * 128 * ((i - p0) / 4), acc[i], acc[i + 1], acc[i + 2],
-                     acc[i + 3]);
-      }
-    } else {
-#pragma unroll
-      for (int i = p0; i < p0 + kPass && i < kHigh; i += 4) {
-        StShared128F(mine + 16 * 128 * ((i - p0) / 4), acc[kLow + i], acc[kLow + i + 1],
-                     acc[kLow + i + 2], acc[kLow + i + 3]);
-      }
-    }
-    NamedBarrierSync(bar, 256);
-    if (upper) {
-#pragma unroll
-      for (int i = p0; i < p0 + kPass && i < kHigh; i += 4) {
-        const float4 v = LdShared128F(theirs + 16 * 128 * ((i - p0) / 4));
-        acc[kLow + i] += v.x;
-        acc[kLow + i + 1] += v.y;
-        acc[kLow + i + 2] += v.z;
-        acc[kLow + i + 3] += v.w;
-      }
-    } else {
-#pragma unroll
-      for (int i = p0; i < p0 + kPass && i < kLow; i += 4) {
-        const float4 v = LdShared128F(theirs + 16 * 128 * ((i - p0) / 4));
-        acc[i] += v.x;
-        acc[i + 1] += v.y;
-        acc[i + 2] += v.z;
-        acc[i + 3] += v.w;
-      }
-    }
-    NamedBarrierSync(bar, 256);
-  }
 }
 
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
@@ -321,8 +237,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   constexpr int S = T::kStrips;
   const int lane = ct & 31;
   const int g = lane >> 2, c = lane & 3;
-  const int khalf = T::kKSplit > 1 ? cw / T::kRowWgs : 0;
-  const int rbase = TileShape::RowWg(cw) * 64 * S + (ct >> 5) * 16 + g;
+  const int rbase = cw * 64 * S + (ct >> 5) * 16 + g;
 #pragma unroll
   for (int i = 0; i < T::kAccFloats; ++i) acc[i] = 0.f;
   // Scale offsets: 128-row blocks of 1024 bytes from the one holding the tile's first row (a tile
@@ -341,10 +256,9 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   switch (tc.nw >> 4) {
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
-    if constexpr (16 * i <= T::kMaxBlockM) {                                                  \
-      ConsumerLoop<16 * i, kSrc, kNumParts>(gi, sm, it, kb0, kb1, khalf, rbase, c, sfo, acc); \
-      if constexpr (T::kKSplit > 1) KSplitExchange<16 * i>(sm, cw, ct, acc);                  \
-    }                                                                                         \
+    if constexpr (16 * i <= T::kMaxBlockM) {                                           \
+      ConsumerLoop<16 * i, kSrc, kNumParts>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+    }                                                                                  \
     break;
     ENCORE_CASE(1)
     ENCORE_CASE(2)

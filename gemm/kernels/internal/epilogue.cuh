@@ -80,7 +80,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
   const int lane = ct & 31;
-  const uint32_t stage_s = sm.EpiAddr() + cw * T::kEpilogueWgBytes;
+  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
   // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
   // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
@@ -89,17 +89,6 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   const uint32_t addr0 = stage_s + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
   const uint32_t addr1 = addr0 + 2 * 16 * P;  // jp = 1: token rows 16..31
   const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
-  // The chunks this warpgroup stores: all, or its k-split share (KSplitExchange's: the lower
-  // warpgroup of a pair the first (chunks + 1) / 2).
-  int ch_begin = 0, ch_end = chunks;
-  if constexpr (T::kKSplit > 1) {
-    const int low = (chunks + 1) / 2;
-    if (cw >= T::kRowWgs) {
-      ch_begin = low;
-    } else {
-      ch_end = low;
-    }
-  }
   static_assert(kChunks <= 8, "the chunk switch has 8 cases");
   // Copy-out: thread ct moves 16-byte pieces idx = ct, ct + 128 (token row idx / 8, weights
   // 8 (idx % 8) ..): rows past tc.rows and columns past gi.n are not written.
@@ -108,12 +97,12 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
   for (int sj = 0; sj < T::kStrips; ++sj) {
     const float* strip = acc + 64 * sj;
     uint32_t pk[kPackFirst ? kChunks : 1][8];
-    if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, ch_end, pk);
-    const int n = tc.n0 + (TileShape::RowWg(cw) * T::kStrips + sj) * 64 + col8 * 8;
+    if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
+    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
     const bool n_ok = n < gi.n;
     uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
 #pragma unroll 1
-    for (int ch = ch_begin; ch < ch_end; ++ch) {
+    for (int ch = 0; ch < chunks; ++ch) {
       uint32_t r[8];
       switch (ch) {
 #define ENCORE_CHUNK(c)                            \
