@@ -470,7 +470,7 @@ int Main(int argc, char** argv) {
     return fail(s);
   }
 
-  options.fuse_token_prepass = true;
+  options.fuse_token_prepass = gemm::FusePrepass::kAlways;
   absl::StatusOr<std::unique_ptr<gemm::Nvfp4GroupedGemm>> fused_runner =
       gemm::Nvfp4GroupedGemm::Create(options);
   if (!fused_runner.ok()) return fail(fused_runner.status());

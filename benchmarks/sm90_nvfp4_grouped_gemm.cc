@@ -60,22 +60,25 @@ constexpr StreamKCosts kSkCosts[] = {
 };
 constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 
-// One runner per token pre-pass mode, one more with the pre-pass fused into the GEMM where the
-// grid fits on the SMs (RunnerOptions::fuse_token_prepass; kAuto otherwise), one per forced
-// token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto),
-// one unpacked, and one per kSkCosts entry after the first.
-Nvfp4GroupedGemm* Runner(TokenPrepass mode, bool fused = false, int tile_rows = 0,
-                         bool unpacked = false, int sk_costs = 0) {
-  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1 + kNumSkCosts];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[sk_costs > 0    ? 20 + sk_costs
-                                                      : unpacked      ? 20
-                                                      : tile_rows > 0 ? 3 + tile_rows / 16
-                                                      : fused         ? 3
-                                                                      : static_cast<int>(mode)];
+// One runner per token pre-pass mode (the default fusion policy, FusePrepass::kAuto), one with
+// the pre-pass always fused into the GEMM where the grid fits on the SMs and one never fused
+// (RunnerOptions::fuse_token_prepass; pre-pass kAuto), one per forced token-tile row cap
+// (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto), one unpacked, and
+// one per kSkCosts entry after the first.
+Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
+                         int tile_rows = 0, bool unpacked = false, int sk_costs = 0) {
+  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1 + kNumSkCosts + 1];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner =
+      runners[sk_costs > 0                    ? 20 + sk_costs
+              : unpacked                      ? 20
+              : tile_rows > 0                 ? 3 + tile_rows / 16
+              : fuse == FusePrepass::kAlways  ? 3
+              : fuse == FusePrepass::kNever   ? 20 + kNumSkCosts
+                                              : static_cast<int>(mode)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
-    options.fuse_token_prepass = fused;
+    options.fuse_token_prepass = fuse;
     options.token_tile_rows = tile_rows;
     options.pack_tiles = !unpacked;
     options.stream_k_costs = kSkCosts[sk_costs];  // [0]: the defaults
@@ -170,7 +173,7 @@ enum class Part { kCall, kGemmOnly, kPrepassOnly };
 // whole calls, launched as Nvfp4GroupedGemm::Run launches them: PDL where plan.prefers_pdl).
 struct CallMode {
   TokenPrepass prepass = TokenPrepass::kAuto;
-  bool fused = false;  // RunnerOptions::fuse_token_prepass (with prepass kAuto)
+  FusePrepass fuse = FusePrepass::kAuto;  // RunnerOptions::fuse_token_prepass (prepass kAuto)
   Part part = Part::kCall;
   bool pdl = false;  // Launch(plan, stream, pdl || plan.prefers_pdl)
   int tile_rows = 0;      // RunnerOptions::token_tile_rows
@@ -184,8 +187,13 @@ CallMode Prepass(TokenPrepass prepass) {
 }
 CallMode Fused(bool pdl = false) {
   CallMode m;
-  m.fused = true;
+  m.fuse = FusePrepass::kAlways;
   m.pdl = pdl;
+  return m;
+}
+CallMode Unfused() {
+  CallMode m;
+  m.fuse = FusePrepass::kNever;
   return m;
 }
 CallMode Pdl() {
@@ -203,9 +211,10 @@ CallMode Unpacked() {
   m.unpacked = true;
   return m;
 }
-CallMode Only(Part part) {
+CallMode Only(Part part) {  // (unfused: the parts of a call with a pre-kernel)
   CallMode m;
   m.part = part;
+  m.fuse = FusePrepass::kNever;
   return m;
 }
 
@@ -268,7 +277,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm =
-      Runner(how.prepass, how.fused, how.tile_rows, how.unpacked, how.sk_costs);
+      Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -378,8 +387,9 @@ void RegisterShape(const char* prefix, const BenchShape& s, KernelKind kind, int
 }
 
 void Register(int sm_count) {
-  // The fused pre-pass (kAuto otherwise): "<prefix>/<shape>/auto/fused"; a call split into its
-  // two kernels: ".../auto/gemm_only", ".../auto/prepass_only".
+  // The pre-pass always fused where the grid fits (FusePrepass::kAlways): "<prefix>/<shape>/auto/
+  // fused"; never fused: ".../auto/unfused" (the default, kAuto: ".../auto/it"); a call split into
+  // its two kernels (unfused): ".../auto/gemm_only", ".../auto/prepass_only".
   // Launched with PDL (Launch(plan, stream, /*pdl=*/true): each call may start while the one
   // before it finishes): "<prefix>/<shape>/auto/pdl" and ".../auto/fused/pdl".
   for (const BenchShape& s : kShapes) {
@@ -408,6 +418,8 @@ void Register(int sm_count) {
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, Fused());
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/unfused"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 30, Unfused());
     for (Part part : {Part::kGemmOnly, Part::kPrepassOnly}) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/",
                                  part == Part::kGemmOnly ? "gemm_only" : "prepass_only"),
@@ -417,6 +429,8 @@ void Register(int sm_count) {
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Fused());
+    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/unfused"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, Unfused());
   }
   // Stream-K partitions from other cost constants: "<prefix>/<shape>/stream_k/costs<i>" (kSkCosts).
   if (sm90::kStreamKBuilt) {

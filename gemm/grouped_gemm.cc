@@ -604,8 +604,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
     // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
     // 256 tiles, simple 120 us, persistent 119 us).
-    if (auto_kind && prepass && fuse_token_prepass_ && kind == KernelKind::kSimple &&
-        tiles > info_.sm_count) {
+    if (auto_kind && prepass && fuse_token_prepass_ == FusePrepass::kAlways &&
+        kind == KernelKind::kSimple && tiles > info_.sm_count) {
       kind = KernelKind::kPersistent;
     }
     int grid = kind == KernelKind::kSimple ? tiles : std::min(tiles, info_.sm_count);
@@ -663,9 +663,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       pre->device_m = args.device_m;
       pre->num_groups = num_groups;
       pre->units = pre_units;
-      if (fuse_token_prepass_ && grid <= info_.sm_count) {
-        // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (all CTAs
-        // resident: grid <= SM count, one CTA per SM by its shared memory); no pre-kernel.
+      const bool fits = grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas);
+      const bool fuse =
+          fits && (fuse_token_prepass_ == FusePrepass::kAlways ||
+                   (fuse_token_prepass_ == FusePrepass::kAuto && kind != KernelKind::kStreamK &&
+                    PreferFusedPrepass(pre_units, grid)));
+      if (fuse) {
+        // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (no co-residency
+        // needed, fused_prepass.cuh; grid <= SM count so that every CTA converts its own share);
+        // no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;
         params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
@@ -702,7 +708,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   struct StreamWorkspaces {
     cudaStream_t stream = nullptr;
     int index = 0;            // creation order (the fake token workspace's slice)
-    void* tokens = nullptr;   // token_workspace_bytes_ + kGridSyncBytes (barrier words zeroed)
+    void* tokens = nullptr;   // token_workspace_bytes_ + kFusedSyncBytes (barrier words zeroed)
     DeviceBuffer token_buffer;  // empty for the fake
     void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
     DeviceBuffer stream_k_buffer;
@@ -755,10 +761,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
     if (!may_allocate) return nullptr;
-    // The tokens, then kGridSyncBytes of fused-pre-pass barrier words, zeroed in stream order.
+    // The tokens, then the fused pre-pass's barrier words, zeroed in stream order.
     ENCORE_ASSIGN_OR_RETURN(
         w->token_buffer,
-        CreateWithZeroedTail(token_workspace_bytes_ + kGridSyncBytes, token_workspace_bytes_,
+        CreateWithZeroedTail(token_workspace_bytes_ + sm90::kFusedSyncBytes, token_workspace_bytes_,
                              stream, "cudaMemsetAsync (grid barrier words)"));
     w->tokens = w->token_buffer.get();
     return w->tokens;
@@ -783,8 +789,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     return w->stream_k;
   }
 
-  static constexpr size_t kGridSyncBytes = 256;
-
   DeviceInfo info_;
   TensorMapCache maps_;
   ShapePlanMemo shape_plans_;
@@ -792,7 +796,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const TokenPrepass token_prepass_;
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
-  const bool fuse_token_prepass_;
+  const FusePrepass fuse_token_prepass_;
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;

@@ -43,6 +43,23 @@ enum class TokenPrepass : int {
   kNever = 2,
 };
 
+// Whether a pre-pass plan converts its tokens inside the GEMM kernel (RunnerOptions::
+// fuse_token_prepass): the GEMM's warps 1-11 convert a share each, then a grid-wide barrier that
+// needs no co-residency (waiting CTAs convert the shares of CTAs that have not started:
+// kernels/internal/fused_prepass.cuh). One kernel instead of two, launched with PDL (every role
+// waits for the previous grid).
+enum class FusePrepass : int {
+  kNever = 0,  // the pre-pass always runs as its own kernel
+  // Whole-tile plans (simple, persistent) whose grid fits on the SMs and whose CTAs convert few
+  // tokens each (heuristics.h PreferFusedPrepass). Run 98 (H200, PDL, against the pre-pass
+  // kernel): GPU MODE shape 3 (~6 K elements a CTA) -4.5%; shape 1 (~16 K) -0.4%; shape 2 (~17 K)
+  // +1.1%; shape 0 (stream-K, ~56 K) +2.6%; one 128-row tile with K = 7168 +28%.
+  kAuto = 1,
+  // Every pre-pass plan whose grid fits on the SMs; where kAuto would pick the simple kernel with
+  // more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0, 120 vs 119 us).
+  kAlways = 2,
+};
+
 struct RunnerOptions {
   int device = -1;                          // -1: current device
   size_t tensor_map_cache_capacity = 4096;  // encoded maps kept (LRU beyond)
@@ -66,15 +83,11 @@ struct RunnerOptions {
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;
   int max_token_workspaces = 8;
-  // Fold the token pre-pass into the GEMM kernel for pre-pass plans whose grid fits on the SMs
-  // (one CTA per SM): the GEMM's idle warps convert the tokens, then a grid-wide barrier (no
-  // second kernel, no gap between the two). NOTES: needs every CTA of the grid resident at once;
-  // do not enable under MPS SM limits or green contexts smaller than the device. On the H200
-  // (runs 49-59) it is the fastest direct mode when every call is launched with
-  // Launch(plan, stream, /*pdl=*/true) (GPU MODE shapes -0.5..-4%), but 1-4% slower without PDL,
-  // 2x slower with few CTAs, and slower inside multi-call graphs; and its weight reads come before
-  // its wait (LaunchPlan::reads_after_wait is false), so Run never uses PDL for it.
-  bool fuse_token_prepass = false;
+  // The token pre-pass inside the GEMM kernel (FusePrepass above). NOTES: a fused plan's grid
+  // need not fit on the SMs for correctness (a CTA that cannot start has its share converted by
+  // the others after a 20-us timeout), only for speed: under an MPS SM limit or a small green
+  // context, kNever avoids the timeout.
+  FusePrepass fuse_token_prepass = FusePrepass::kAuto;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
   // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles

@@ -181,6 +181,16 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
          blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
 }
 
+// Whether FusePrepass::kAuto fuses a whole-tile plan's pre-pass into its `grid` CTAs: when each
+// converts at most kFusedMaxUnitsPerCta units (a token row's 128-k block each). Run 98 (H200, PDL,
+// fused vs the pre-pass kernel): GPU MODE shape 3 (48 units a CTA) -4.5%, shape 1 (124) -0.4%,
+// shape 2 (137) +1.1%; a CTA's share is converted before its first token load, so large shares
+// delay every tile.
+inline constexpr long long kFusedMaxUnitsPerCta = 64;
+inline bool PreferFusedPrepass(long long units, int grid) {
+  return grid > 0 && units <= kFusedMaxUnitsPerCta * grid;
+}
+
 // What Prepare runs for a shape list: the row cap of the whole-tile kernels (simple, persistent)
 // and whether kAuto takes stream-K (ShapePlanMemo sets it from PlanStreamK's makespan against the
 // whole-tile schedule's, PreferStreamK).

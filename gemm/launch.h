@@ -110,8 +110,8 @@ struct LaunchPlan {
   unsigned dynamic_smem_bytes = 0;
   // The kernel executes griddepcontrol.wait before writing outputs and before reading the tokens,
   // so it may be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a
-  // programmatic edge. NOTES: a fused pre-pass (fused_pre) reads the weights, weight scales and
-  // dynamic M before its wait (sm90: ENCORE_SM90_EARLY_WEIGHTS), so with `pdl` the kernel before it
+  // programmatic edge. NOTES: a fused pre-pass (fused_pre) built with ENCORE_SM90_FUSED_WEIGHTS_WAIT
+  // = 0 reads the weights, weight scales and dynamic M before its wait, so with `pdl` the kernel before it
   // must not write them (graph_cache checks this for the graphs it builds, for every plan with a
   // pre-pass: internal/early_reads.h); every other plan is reads_after_wait.
   bool supports_pdl = false;
@@ -128,7 +128,7 @@ struct LaunchPlan {
   bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
-  // pre-kernel, and the grid must be resident at once.
+  // pre-kernel (its grid barrier needs no co-residency).
   bool fused_pre = false;
   int num_tiles = 0;
   size_t params_bytes = 0;

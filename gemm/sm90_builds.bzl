@@ -7,8 +7,8 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # six). _rows128 changes
 # TileShape (token tiles <= 128 rows, 4 fp16 token stages): its test and benchmark get the flag
 # too (SM90_HEADER_COPTS below). Run 40: -1..-5% on s2/s3 and few-tile shapes, +4..12% on s0/s1.
-# _fwait: the fused pre-pass (opt-in) with every role waiting, so Run may launch it with PDL (run
-# 98: shape 3 -4.5%, shapes 0 and 2 slower; a cooperative launch on top took the whole PDL gain).
+# _fearly: the fused pre-pass's weight producer loading before griddepcontrol.wait (the default
+# before session 16; Run then launches fused plans without PDL; run 98 with PDL: shape 1 -3.2%).
 # _parts2: every kernel's stage in 2 parts of 4 k-steps (the simple kernel's default since run
 # 99); _sparts4: the simple kernel's in 4 parts as well (the default before run 99).
 # _wg3: three consumer warpgroups (512 threads, 192 x <= 192 tiles; changes TileShape too).
@@ -33,7 +33,7 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
     ]),
-    ("_fwait", ["-DENCORE_SM90_FUSED_WEIGHTS_WAIT=1"]),
+    ("_fearly", ["-DENCORE_SM90_FUSED_WEIGHTS_WAIT=0"]),
     # (Their simple kernels keep 4 parts: with 2, _wg4's spills 272 bytes at 104 registers.)
     ("_wg3", ["-DENCORE_SM90_CONSUMER_WGS=3", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),
     ("_wg4", ["-DENCORE_SM90_CONSUMER_WGS=4", "-DENCORE_SM90_SIMPLE_PIPE_PARTS=4"]),

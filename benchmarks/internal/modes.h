@@ -5,8 +5,8 @@
 //   graph_per_call the graph cache, one replayed graph per call (same buffers every batch)
 //   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
 //   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
-//   graph_batch_fused  the same through a runner with the token pre-pass fused into the GEMM
-//                  (RunnerOptions::fuse_token_prepass; every node after the first behind a PDL
+//   graph_batch_fused  the same through a runner with the token pre-pass always fused into the
+//                  GEMM (FusePrepass::kAlways; every node after the first behind a PDL
 //                  edge, where the unfused batch keeps the pre-kernels' edges off)
 //   sequence_step  the recurring-sequence recorder, step-bounded
 //   dynamic_m      the graph cache keyed by M capacity, with M changing on the device each step

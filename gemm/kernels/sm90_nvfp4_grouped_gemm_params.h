@@ -47,13 +47,15 @@
 #endif
 
 #ifndef ENCORE_SM90_FUSED_WEIGHTS_WAIT
-// The fused pre-pass (Params::fused_prepass), kernel and runner: 0 (default), its weight producer
-// loads before griddepcontrol.wait as in unfused pre-pass kernels, so a PDL launch of a fused plan
-// is safe only after a kernel that does not write the weights (LaunchPlan::reads_after_wait false,
-// Run launches it without PDL); 1 (manual build _fwait), every role waits, the plan is
-// reads_after_wait and Run launches it with PDL. (Run 98: a cooperative launch on top, run 97's
-// residency guard, removed the whole PDL overlap; that build is gone.)
-#define ENCORE_SM90_FUSED_WEIGHTS_WAIT 0
+// The fused pre-pass (Params::fused_prepass), kernel and runner: 1 (default since session 16, the
+// manual build _fwait of run 98), every role waits, the plan is reads_after_wait and Run launches
+// it with PDL (run 98: GPU MODE shape 3 -4.5% against the pre-pass kernel); 0 (manual build
+// _fearly), its weight producer loads before griddepcontrol.wait as in unfused pre-pass kernels,
+// so a PDL launch of a fused plan is safe only after a kernel that does not write the weights
+// (LaunchPlan::reads_after_wait false, Run launches it without PDL; run 98 with PDL anyway: shape
+// 1 -3.2%). (Run 98: a cooperative launch, run 97's residency guard, removed the whole PDL
+// overlap; the barrier now needs no co-residency, fused_prepass.cuh.)
+#define ENCORE_SM90_FUSED_WEIGHTS_WAIT 1
 #endif
 
 namespace encore::gemm::sm90 {
@@ -313,6 +315,14 @@ struct alignas(64) GroupMaps {
 // Packed persistent schedule limits (Params::packed_*; kMaxPackedCtas also bounds the stream-K
 // CTAs, Params::sk_begin): CTAs and tiles a table can describe.
 inline constexpr int kMaxPackedCtas = 256;
+// The fused pre-pass's barrier words (Params::grid_sync, 32-bit): the count of converted shares,
+// the count of CTAs past the barrier (on its own 128-byte line), then one claim word per share
+// (CTA); all zero between launches (the last CTA past the barrier resets them).
+inline constexpr int kMaxFusedCtas = kMaxPackedCtas;
+inline constexpr int kFusedSyncDone = 0;
+inline constexpr int kFusedSyncPassed = 32;
+inline constexpr int kFusedSyncClaims = 64;
+inline constexpr int kFusedSyncBytes = 4 * (kFusedSyncClaims + kMaxFusedCtas);
 inline constexpr int kMaxPackedTiles = 1024;
 
 // NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
@@ -330,12 +340,13 @@ struct alignas(64) Params {
   int* sk_counters;    // gridDim.x, zero between launches
   int sk_ctas;
   int sk_begin[kMaxPackedCtas + 1];
-  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= SM count, all CTAs resident):
-  // warps 1-11 of every CTA convert a share of `pre`'s units, then a grid-wide barrier on the
-  // counter grid_sync[0] (fused_prepass.cuh), before the first token load.
+  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= kMaxFusedCtas): warps 1-11 of
+  // every CTA convert a share of `pre`'s units, then a grid-wide barrier on the words at
+  // grid_sync (kFusedSync*; fused_prepass.cuh), before the first token load. Shares of CTAs that
+  // are not resident are converted by waiting CTAs, so the barrier needs no co-residency.
   int fused_prepass;
   int pad2;
-  unsigned int* grid_sync;  // a counter in the stream's token workspace, zero when allocated
+  unsigned int* grid_sync;  // kFusedSyncBytes in the stream's token workspace, zero when allocated
   // Packed persistent schedule (Schedule::kPersistent with packed_ctas > 0): CTA b runs the tiles
   // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the
   // host balanced by its cost model (heuristics.h PackTiles); packed_ctas == 0: snake rounds.

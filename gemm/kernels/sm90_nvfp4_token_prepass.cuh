@@ -140,12 +140,15 @@ __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, lon
 // T = gridDim.x * kThreads, kBatch loaded before any is converted (memory-level parallelism). The
 // 4 threads of a unit have consecutive j0 and T is a multiple of 4, so they take the same branches
 // (the sector-store shuffle needs all 4).
+// `block` / `blocks`: the share's index and the number of shares (blockIdx.x and gridDim.x, or
+// another CTA's share that the fused pre-pass converts for it, fused_prepass.cuh).
 template <int kBatch, int kThreads, int kGroups>
-__device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, int t) {
+__device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, int block,
+                                               int blocks, int t) {
   static_assert(kThreads % kPrepassThreadsPerUnit == 0, "a unit's threads in one block");
   const long long jobs = p.units * kPrepassThreadsPerUnit;
-  const long long stride = static_cast<long long>(gridDim.x) * kThreads;
-  for (long long j0 = static_cast<long long>(blockIdx.x) * kThreads + t; j0 < jobs;
+  const long long stride = static_cast<long long>(blocks) * kThreads;
+  for (long long j0 = static_cast<long long>(block) * kThreads + t; j0 < jobs;
        j0 += kBatch * stride) {
     PrepassJob job[kBatch];
 #pragma unroll
@@ -168,7 +171,9 @@ __global__ void __launch_bounds__(kPrepassThreads)
   GridDependentsLaunch();
   if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
   if constexpr (kPrepassGridStride) {
-    PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(threadIdx.x));
+    PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(blockIdx.x),
+                                                  static_cast<int>(gridDim.x),
+                                                  static_cast<int>(threadIdx.x));
   } else {
     const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
@@ -29,6 +30,7 @@
 #include "gemm/sm90_support.h"
 #include "gemm/testing/device_problem.h"
 #include "gemm/testing/host_problem.h"
+#include "gemm/testing/sm_blocker.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -199,12 +201,13 @@ void LaunchTwiceAndCheck(Nvfp4GroupedGemm* gemm, const LaunchPlan& plan,
 
 class Sm90GemmTest : public ::testing::Test {
  protected:
-  // One runner per token pre-pass mode (kAuto: the default options), with or without the
-  // pre-pass fused into the GEMM where the grid fits on the SMs
-  // (RunnerOptions::fuse_token_prepass).
-  static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto, bool fused = false) {
-    static std::unique_ptr<Nvfp4GroupedGemm> runners[2][3];
-    std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[fused][static_cast<int>(mode)];
+  // One runner per token pre-pass mode and fusion policy (kAuto, kAuto: the default options;
+  // RunnerOptions::fuse_token_prepass).
+  static Nvfp4GroupedGemm* Runner(TokenPrepass mode = TokenPrepass::kAuto,
+                                  FusePrepass fused = FusePrepass::kAuto) {
+    static std::unique_ptr<Nvfp4GroupedGemm> runners[3][3];
+    std::unique_ptr<Nvfp4GroupedGemm>& runner =
+        runners[static_cast<int>(fused)][static_cast<int>(mode)];
     if (runner == nullptr) {
       RunnerOptions options;
       options.token_prepass = mode;
@@ -219,7 +222,7 @@ class Sm90GemmTest : public ::testing::Test {
   // Uploads, poisons, runs `kind`, checks every group.
   void RunAndCheck(const HostGroupedProblem& host, Distribution dist, KernelKind kind,
                    const std::string& what, TokenPrepass mode = TokenPrepass::kAuto,
-                   bool fused = false) {
+                   FusePrepass fused = FusePrepass::kAuto) {
     Nvfp4GroupedGemm* gemm = Runner(mode, fused);
     ASSERT_NE(gemm, nullptr);
     auto dev = DeviceGroupedProblem::Upload(host);
@@ -736,7 +739,7 @@ TEST_F(Sm90GemmTest, PlansLaunchBehindTheKernelBeforeThem) {
 // replayed twice with poisoned outputs.
 TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways);
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, FusePrepass::kNever);
   ASSERT_NE(gemm, nullptr);
   const std::vector<Shape> shapes = Zip({129, 0, 1, 200, 64}, {1024, 256, 512, 2048, 768},
                                         {192, 256, 64, 320, 1024});
@@ -800,7 +803,7 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
 // a graph.
 TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
-  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, /*fused=*/true);
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, FusePrepass::kAlways);
   ASSERT_NE(gemm, nullptr);
   uint64_t seed = std::random_device{}();
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
@@ -811,14 +814,14 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
         const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
         RunAndCheck(host, dist, kind,
                     absl::StrCat(c.name, " ", DistName(dist), " ", KernelKindName(kind), " fused"),
-                    TokenPrepass::kAlways, /*fused=*/true);
+                    TokenPrepass::kAlways, FusePrepass::kAlways);
       }
     }
   }
   std::vector<Shape> many;
   for (int g = 0; g < 64; ++g) many.push_back(Shape{(g * 37) % 150, 128, 256 + 64 * (g % 3)});
   RunAndCheck(MakeHostProblem(many, Distribution::kFullRange, ++seed), Distribution::kFullRange,
-              KernelKind::kPersistent, "64 groups fused", TokenPrepass::kAlways, /*fused=*/true);
+              KernelKind::kPersistent, "64 groups fused", TokenPrepass::kAlways, FusePrepass::kAlways);
 
   const std::vector<Shape> shapes = Zip({129, 0, 1, 200, 64}, {1024, 256, 512, 2048, 768},
                                         {192, 256, 64, 320, 1024});
@@ -880,7 +883,59 @@ TEST_F(Sm90GemmTest, FusedPrepassMatchesReference) {
   EXPECT_TRUE(pbig->fused_pre);
   RunAndCheck(MakeHostProblem(big, Distribution::kFullRange, ++seed), Distribution::kFullRange,
               KernelKind::kAuto, "more tiles than SMs, the runner's choice (persistent, fused)",
-              TokenPrepass::kAlways, /*fused=*/true);
+              TokenPrepass::kAlways, FusePrepass::kAlways);
+}
+
+// The fused pre-pass's grid barrier needs no co-residency. With 8 SMs held by other work (until
+// the GEMM shows progress, at most 5 s), 8 of the fused plan's sm_count CTAs cannot start; the
+// others convert the missing CTAs' shares after kFusedStealAfterNs, pass the barrier and store
+// their tiles while those SMs are still held; after the release the rest runs, and every output
+// matches. (Run 97's barrier waited for every CTA: the resident ones could not pass.)
+TEST_F(Sm90GemmTest, FusedPrepassProgressesWithoutCoResidency) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, FusePrepass::kAlways);
+  ASSERT_NE(gemm, nullptr);
+  const int sms = gemm->sm_count();
+  constexpr int kHeld = 8;
+  ASSERT_GT(sms, 2 * kHeld);
+  // sm_count tiles of 128 weight rows x <= 256 tokens: a fused simple plan of sm_count CTAs.
+  const std::vector<Shape> shapes =
+      Zip({256, 200}, {128 * (sms / 2), 128 * (sms - sms / 2)}, {512, 1024});
+  const uint64_t seed = std::random_device{}();
+  const HostGroupedProblem host = MakeHostProblem(shapes, Distribution::kFullRange, seed);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  auto stream = Stream::Create();
+  auto side = Stream::Create();
+  ASSERT_TRUE(stream.ok() && side.ok());
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->Prepare(dev->args(), plan.get(), KernelKind::kSimple, stream->get()));
+  ASSERT_TRUE(plan->fused_pre);
+  ASSERT_EQ(plan->grid.x, static_cast<unsigned>(sms));
+  ENCORE_ASSERT_OK(dev->PoisonOutputs(stream->get()));
+  SyncOrDie(stream->get());
+
+  auto blocker = testing::SmBlocker::Start(kHeld, side->get());
+  ASSERT_TRUE(blocker.ok()) << blocker.status();
+  ENCORE_ASSERT_OK((*blocker)->WaitResident(absl::Seconds(10)));
+  ENCORE_ASSERT_OK(gemm->Launch(*plan, stream->get(), /*pdl=*/false));
+  bool progressed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!progressed && std::chrono::steady_clock::now() < deadline) {
+    for (int g = 0; g < 2 && !progressed; ++g) {
+      // (DownloadC syncs the stream it is given: the GEMM's stream is another one.)
+      absl::StatusOr<std::vector<uint16_t>> c = dev->DownloadC(g, nullptr);
+      ASSERT_TRUE(c.ok()) << c.status();
+      progressed = std::any_of(c->begin(), c->end(), [](uint16_t v) { return v != 0xFFFF; });
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool done_while_held = cudaStreamQuery(stream->get()) == cudaSuccess;
+  (*blocker)->Release();
+  SyncOrDie(stream->get());
+  EXPECT_TRUE(progressed) << "no output written in 5 s while " << kHeld << " SMs were held";
+  EXPECT_FALSE(done_while_held) << "the held SMs' CTAs ran early: the test held nothing";
+  ExpectAllGroupsMatch(host, *dev, 1, absl::StrCat("fused, ", kHeld, " SMs held,"));
 }
 
 // A stream's first pre-pass plan inside a global-mode capture (a framework capturing a whole step):
@@ -916,7 +971,8 @@ TEST_F(Sm90GemmTest, FirstPlanInsideACaptureConvertsTokensInKernel) {
   ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(host, *dev, 1, "captured first plan,"));
   auto plan = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK((*runner)->Prepare(dev->args(), plan.get(), KernelKind::kAuto, stream->get()));
-  EXPECT_TRUE(plan->has_pre()) << "outside the capture the stream gets its workspace";
+  EXPECT_TRUE(plan->has_pre() || plan->fused_pre)
+      << "outside the capture the stream gets its workspace";
 }
 
 TEST(Sm90SupportTest, OnlyComputeCapability90) {

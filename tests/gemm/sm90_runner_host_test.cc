@@ -440,7 +440,8 @@ class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
   std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
-                                         int max_workspaces = 8, bool fuse = false,
+                                         int max_workspaces = 8,
+                                         FusePrepass fuse = FusePrepass::kNever,
                                          bool pack = true) {
     RunnerOptions options;
     options.pack_tiles = pack;
@@ -525,7 +526,7 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
 // with more CTAs than SMs keeps the pre-kernel.
 TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   const size_t bytes = size_t{64} << 20;
-  auto gemm = Make(TokenPrepass::kAlways, bytes, 8, /*fuse=*/true);
+  auto gemm = Make(TokenPrepass::kAlways, bytes, 8, FusePrepass::kAlways);
   const std::vector<int> ms = {192, 320};  // GPU MODE shape 2: 120 tiles
   const std::vector<GroupProblem> groups = Groups(ms, 3072, 4096, 5);
   GroupedGemmArguments args{absl::MakeConstSpan(groups)};
@@ -534,7 +535,7 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   ASSERT_LE(plan->grid.x, 132u);
   EXPECT_FALSE(plan->has_pre());
   EXPECT_TRUE(plan->fused_pre);
-  // The weight producer reads early (default) or waits like every role (_fwait).
+  // Every role waits (default) or the weight producer reads early (_fearly).
   EXPECT_EQ(plan->reads_after_wait, ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0);
   EXPECT_EQ(plan->prefers_pdl, ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0);
   EXPECT_EQ(plan->num_kernels(), 1);
@@ -549,7 +550,7 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
     EXPECT_EQ(params->pre.g[s].a, groups[params->info[s].orig].a);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(params->pre.g[s].out), View(params->maps[s].a).address);
   }
-  // The same problem unfused (a pre-kernel) through a runner without the option.
+  // The same problem unfused (a pre-kernel) through a runner with kNever.
   auto plain = Make(TokenPrepass::kAlways, bytes);
   auto unfused = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK(plain->Prepare(args, unfused.get(), KernelKind::kSimple));
@@ -575,10 +576,44 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   EXPECT_EQ(plan->kind, KernelKind::kPersistent);
   EXPECT_GT(reinterpret_cast<const sm90::Params<8>*>(plan->params)->packed_ctas, 0);
   EXPECT_TRUE(plan->has_pre());
-  auto unpacked = Make(TokenPrepass::kAlways, bytes, 8, /*fuse=*/false, /*pack=*/false);
+  auto unpacked = Make(TokenPrepass::kAlways, bytes, 8, FusePrepass::kNever, /*pack=*/false);
   ENCORE_ASSERT_OK(unpacked->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get()));
   EXPECT_EQ(plan->kind, KernelKind::kSimple);
   EXPECT_TRUE(plan->has_pre());
+}
+
+// FusePrepass::kAuto (the default) fuses whole-tile plans whose grid fits and whose CTAs convert
+// at most kFusedMaxUnitsPerCta units each: GPU MODE shape 3 (48 a CTA), not shapes 1 and 2
+// (124, 137).
+TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
+  EXPECT_EQ(RunnerOptions{}.fuse_token_prepass, FusePrepass::kAuto);
+  auto gemm = Make(TokenPrepass::kAuto, size_t{64} << 20, 8, FusePrepass::kAuto);
+  struct Case {
+    std::vector<int> ms;
+    int n, k;
+    bool fused;
+  };
+  const Case cases[] = {
+      {{128, 384}, 4096, 1536, true},                                   // shape 3
+      {{192, 320}, 3072, 4096, false},                                  // shape 2
+      {{40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, false},       // shape 1
+  };
+  for (const Case& c : cases) {
+    const std::vector<GroupProblem> groups = Groups(c.ms, c.n, c.k, 7);
+    auto plan = std::make_unique<LaunchPlan>();
+    ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
+    long long units = 0;
+    for (int m : c.ms) units += static_cast<long long>(m) * sm90::TileShape::KBlocks(c.k);
+    SCOPED_TRACE(::testing::Message() << "n " << c.n << " k " << c.k << " grid " << plan->grid.x
+                                      << " units " << units);
+    ASSERT_LE(plan->grid.x, 132u);
+    EXPECT_EQ(plan->fused_pre, c.fused);
+    EXPECT_EQ(plan->has_pre(), !c.fused);
+    EXPECT_EQ(PreferFusedPrepass(units, static_cast<int>(plan->grid.x)), c.fused);
+    EXPECT_TRUE(plan->reads_after_wait) << "fused or not, every role waits (default build)";
+    if (c.fused) EXPECT_TRUE(plan->prefers_pdl);
+  }
+  // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {

@@ -1,7 +1,8 @@
 // The token pre-pass fused into the sm90 GEMM kernel (Params::fused_prepass): every warp but the
-// weight producer's (warps 1-11) converts a share of the pre-pass work into the stream's fp16
-// workspace while warp 0 already loads weights, then one grid-wide barrier, after which the token
-// producer's TMA loads may read any CTA's rows.
+// weight producer's (warps 1-11) converts its CTA's share of the pre-pass work into the stream's
+// fp16 workspace while warp 0 already loads weights, then one grid-wide barrier, after which the
+// token producer's TMA loads may read any CTA's rows. The barrier needs no co-residency: the
+// share of a CTA that has not started is converted by a waiting one.
 //
 // Example (inside the kernel, before the roles' register reallocation, t = tid - 32):
 //   if (p.fused_prepass && warp != 0) FusedPrepass(p, t, role == WarpRole::kConsumer);
@@ -23,46 +24,95 @@ inline constexpr int kFusedPrepassThreads = TileShape::kThreads - 32;
 inline constexpr int kFusedPrepassBatch = 4;
 // Named barrier after the epilogues' (1 .. kConsumerWgs) and stream-K's (kStreamKBarrier).
 inline constexpr uint32_t kFusedPrepassBarrier = kStreamKBarrier + 1;
+// How long warp 1 waits at the barrier before it converts shares nobody has claimed (their CTAs
+// are not resident: an MPS SM limit, a green context, other kernels holding SMs). Every resident
+// CTA claims its own share as its first step after griddepcontrol.wait, microseconds earlier.
+inline constexpr uint64_t kFusedStealAfterNs = 20000;
 
-// NOTES: a grid barrier on one counter (grid_sync[0]) to which every launch adds exactly
-// kGridBarrierSpan: CTA 0 adds kGridBarrierSpan - (gridDim.x - 1), every other CTA 1. The counter
-// is a multiple of the span between launches (zeroed at allocation; the next launch on the stream
-// arrives only after this one completed: it converts after griddepcontrol.wait), so a CTA that
-// reads it before arriving knows the launch's target (base + span) without an atomic round trip:
-// arrive = one red.release, wait = acquire loads until the target (wrap-around safe). Requires
-// every CTA of the grid to be resident at once: the runner fuses only plans with grid <= SM count
-// at one CTA per SM. Release/acquire: each converting thread's stores and async-proxy fence, the
-// named barrier, thread 0's red.release (cumulative); the waiters' acquire load and async-proxy
-// fence (the tokens are then read by TMA).
-inline constexpr uint32_t kGridBarrierSpan = 1u << 20;
-
-__device__ __forceinline__ uint32_t GridBarrierTarget(const uint32_t* count) {
-  return (LdAcquireGpu(count) & ~(kGridBarrierSpan - 1)) + kGridBarrierSpan;
+// NOTES: the barrier (words at grid_sync, kFusedSync* in the parameter header; zero between
+// launches) counts converted shares, not arrived CTAs:
+//   - share b (the jobs of CTA b in PrepassStrided) is converted and counted once by whoever
+//     claims it first: CTA b itself (one exchange, issued before its conversion loads) or, past
+//     kFusedStealAfterNs, a waiting CTA's warp 1. CTA b converts its share even when it loses the
+//     claim (identical bytes; only the claimant counts it), so its fast path never waits for the
+//     exchange's answer;
+//   - the claimant's stores, the named barrier (or __syncwarp), then one red.release add to the
+//     done count; the waiters' acquire loads until done == gridDim.x, then the async-proxy fence
+//     (the tokens are then read by TMA);
+//   - every CTA counts itself past the barrier (acq_rel); the last one resets every word for the
+//     next launch, which reads them only after griddepcontrol.wait, i.e. after this grid
+//     completed. Each CTA's claim and wait come before its own count, so nothing reads the words
+//     after the reset in this launch.
+__device__ __forceinline__ void FusedPrepassArrive(unsigned int* sync, bool counted) {
+  if (counted) RedReleaseGpuAdd(sync + kFusedSyncDone, 1u);
 }
 
-__device__ __forceinline__ void GridBarrierArriveAndWait(uint32_t* count, uint32_t target) {
-  RedReleaseGpuAdd(count, blockIdx.x == 0 ? kGridBarrierSpan - (gridDim.x - 1) : 1u);
-  while (static_cast<int32_t>(LdAcquireGpu(count) - target) < 0) {
+// Warp 1 (all lanes): waits until every share is converted, converting unclaimed ones itself
+// after kFusedStealAfterNs; then counts its CTA past the barrier (the last resets the words).
+template <int kGroups>
+__device__ __forceinline__ void FusedPrepassWait(const Params<kGroups>& p, int lane) {
+  unsigned int* sync = p.grid_sync;
+  const int shares = static_cast<int>(gridDim.x);
+  const uint64_t start = GlobalTimerNs();
+  while (true) {
+    const bool done = __shfl_sync(~0u, lane == 0 && static_cast<int>(LdAcquireGpu(
+                                                         sync + kFusedSyncDone)) >= shares,
+                                  0);
+    if (done) break;
+    if (GlobalTimerNs() - start < kFusedStealAfterNs) continue;
+    // Claim the first unclaimed share (lanes look at 32 claim words at a time).
+    int victim = -1;
+    for (int b0 = 0; b0 < shares && victim < 0; b0 += 32) {
+      const int b = b0 + lane;
+      const bool free = b < shares && LdRelaxedGpu(sync + kFusedSyncClaims + b) == 0;
+      uint32_t ballot = __ballot_sync(~0u, free);
+      while (ballot != 0 && victim < 0) {
+        const int cand = b0 + __ffs(ballot) - 1;
+        ballot &= ballot - 1;
+        const bool won =
+            __shfl_sync(~0u, lane == 0 && AtomExchRelaxedGpu(sync + kFusedSyncClaims + cand, 1u) == 0,
+                        0);
+        if (won) victim = cand;
+      }
+    }
+    if (victim < 0) continue;  // every share is claimed: wait for their counts
+    for (int t = lane; t < kFusedPrepassThreads; t += 32) {
+      PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, victim, shares, t);
+    }
+    FenceProxyAsyncGlobal();
+    __syncwarp();
+    if (lane == 0) FusedPrepassArrive(sync, true);
   }
   FenceProxyAsyncGlobal();
+  if (lane == 0 && AtomAddAcqRelGpu(sync + kFusedSyncPassed, 1u) == static_cast<uint32_t>(shares - 1)) {
+    for (int b = 0; b < shares; ++b) sync[kFusedSyncClaims + b] = 0;
+    sync[kFusedSyncDone] = 0;
+    sync[kFusedSyncPassed] = 0;
+  }
+  __syncwarp();
 }
 
 // Thread t (0..351) of warps 1-11: jobs (unit, quarter) = j, j + T, ... with j = blockIdx.x * 352
 // + t and T = gridDim.x * 352, kFusedPrepassBatch loaded before any is converted. The consumer
-// warps (`arrive_only`) leave after their stores are fenced; warps 1-3 wait for them and thread 0
-// (the token producer, warp 1 lane 0) then waits for the whole grid.
+// warps (`arrive_only`) leave after their stores are fenced; warps 1-3 wait for them, then warp 1
+// counts the share (if this CTA claimed it) and waits for the whole grid.
 template <int kGroups>
 __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bool arrive_only) {
-  // Read before this CTA arrives (and while its loads are in flight).
-  const uint32_t target = t == 0 ? GridBarrierTarget(p.grid_sync) : 0u;
-  PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, t);
+  // Issued before the conversion's loads; its answer is needed only at the count.
+  const bool claimed =
+      t == 0 && AtomExchRelaxedGpu(p.grid_sync + kFusedSyncClaims + blockIdx.x, 1u) == 0;
+  PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, static_cast<int>(blockIdx.x),
+                                                           static_cast<int>(gridDim.x), t);
   FenceProxyAsyncGlobal();
   if (arrive_only) {
     NamedBarrierArrive(kFusedPrepassBarrier, kFusedPrepassThreads);
     return;
   }
   NamedBarrierSync(kFusedPrepassBarrier, kFusedPrepassThreads);
-  if (t == 0) GridBarrierArriveAndWait(p.grid_sync, target);
+  if (t < 32) {
+    if (t == 0) FusedPrepassArrive(p.grid_sync, claimed);
+    FusedPrepassWait(p, t);
+  }
 }
 
 }  // namespace encore::gemm::sm90
