@@ -15,7 +15,8 @@
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
-//                  with Params::fused_prepass warps 1-11 convert them first (fused_prepass.cuh);
+//                  with Params::fused_prepass warps 1-11 convert them first, warp 2 then minds
+//                  the grid barrier (fused_prepass.cuh);
 //   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
 //                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
 //                  the valid rows and columns).
@@ -136,6 +137,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         StampCta(StampEvent::kTrigger);
       }
     } else if constexpr (P::kPrepass) {
+      if (warp == 2 && p.fused_prepass) FusedPrepassCountPassed(p, tid & 31);
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {

@@ -898,9 +898,10 @@ TEST_F(Sm90GemmTest, FusedPrepassProgressesWithoutCoResidency) {
   const int sms = gemm->sm_count();
   constexpr int kHeld = 8;
   ASSERT_GT(sms, 2 * kHeld);
-  // sm_count tiles of 128 weight rows x <= 256 tokens: a fused simple plan of sm_count CTAs.
+  // sm_count tiles of 128 weight rows x one token tile (M <= 64: one tile at any row cap): a
+  // fused simple plan of sm_count CTAs.
   const std::vector<Shape> shapes =
-      Zip({256, 200}, {128 * (sms / 2), 128 * (sms - sms / 2)}, {512, 1024});
+      Zip({64, 40}, {128 * (sms / 2), 128 * (sms - sms / 2)}, {512, 1024});
   const uint64_t seed = std::random_device{}();
   const HostGroupedProblem host = MakeHostProblem(shapes, Distribution::kFullRange, seed);
   auto dev = DeviceGroupedProblem::Upload(host);

@@ -6,6 +6,7 @@
 //
 // Example (inside the kernel, before the roles' register reallocation, t = tid - 32):
 //   if (p.fused_prepass && warp != 0) FusedPrepass(p, t, role == WarpRole::kConsumer);
+//   ... after it (warp 2): if (p.fused_prepass) FusedPrepassCountPassed(p, lane);
 #pragma once
 
 #include <cstdint>
@@ -22,43 +23,47 @@ namespace encore::gemm::sm90 {
 // each job's loads.
 inline constexpr int kFusedPrepassThreads = TileShape::kThreads - 32;
 inline constexpr int kFusedPrepassBatch = 4;
-// Named barrier after the epilogues' (1 .. kConsumerWgs) and stream-K's (kStreamKBarrier).
+// Named barriers after the epilogues' (1 .. kConsumerWgs) and stream-K's (kStreamKBarrier): the
+// converters' (warps 1-11), and warp 1's signal to warp 2 that it is past the grid barrier.
 inline constexpr uint32_t kFusedPrepassBarrier = kStreamKBarrier + 1;
-// How long warp 1 waits at the barrier before it converts shares nobody has claimed (their CTAs
-// are not resident: an MPS SM limit, a green context, other kernels holding SMs). Every resident
-// CTA claims its own share as its first step after griddepcontrol.wait, microseconds earlier.
+inline constexpr uint32_t kFusedPassedBarrier = kStreamKBarrier + 2;
+// How long warp 2 waits at the grid barrier before it converts shares nobody has claimed (their
+// CTAs are not resident: an MPS SM limit, a green context, other kernels holding SMs). Every
+// resident CTA claims its own share as its first step after griddepcontrol.wait.
 inline constexpr uint64_t kFusedStealAfterNs = 20000;
 
-// NOTES: the barrier (words at grid_sync, kFusedSync* in the parameter header; zero between
+// NOTES: the grid barrier (words at grid_sync, kFusedSync* in the parameter header; zero between
 // launches) counts converted shares, not arrived CTAs:
 //   - share b (the jobs of CTA b in PrepassStrided) is converted and counted once by whoever
 //     claims it first: CTA b itself (one exchange, issued before its conversion loads) or, past
-//     kFusedStealAfterNs, a waiting CTA's warp 1. CTA b converts its share even when it loses the
+//     kFusedStealAfterNs, a waiting CTA's warp 2. CTA b converts its share even when it loses the
 //     claim (identical bytes; only the claimant counts it), so its fast path never waits for the
 //     exchange's answer;
-//   - the claimant's stores, the named barrier (or __syncwarp), then one red.release add to the
-//     done count; the waiters' acquire loads until done == gridDim.x, then the async-proxy fence
-//     (the tokens are then read by TMA);
-//   - every CTA counts itself past the barrier (acq_rel); the last one resets every word for the
+//   - release: the claimant's stores, the named barrier (or __syncwarp), one red.release add to
+//     the done count; acquire: the token producer's (warp 1 lane 0) loads until done ==
+//     gridDim.x, then the async-proxy fence (the tokens are then read by TMA);
+//   - after warp 1 is past the barrier (a named barrier with warp 2) and after warp 2 gave its
+//     registers back, warp 2 counts the CTA past (acq_rel); the last CTA resets every word for the
 //     next launch, which reads them only after griddepcontrol.wait, i.e. after this grid
-//     completed. Each CTA's claim and wait come before its own count, so nothing reads the words
-//     after the reset in this launch.
+//     completed. A CTA's claim, steals and waits all come before its count, so nothing reads the
+//     words after the reset in this launch. (Counted by warp 1 itself, the atomic's round trip
+//     delayed the first token load: run 105, GPU MODE shape 3 16.0 us against run 98's 15.0.)
 __device__ __forceinline__ void FusedPrepassArrive(unsigned int* sync, bool counted) {
   if (counted) RedReleaseGpuAdd(sync + kFusedSyncDone, 1u);
 }
 
-// Warp 1 (all lanes): waits until every share is converted, converting unclaimed ones itself
-// after kFusedStealAfterNs; then counts its CTA past the barrier (the last resets the words).
+__device__ __forceinline__ bool FusedPrepassDone(unsigned int* sync, int shares) {
+  return static_cast<int>(LdAcquireGpu(sync + kFusedSyncDone)) >= shares;
+}
+
+// Warp 2 (all lanes): waits until every share is converted, converting unclaimed ones itself
+// after kFusedStealAfterNs.
 template <int kGroups>
-__device__ __forceinline__ void FusedPrepassWait(const Params<kGroups>& p, int lane) {
+__device__ __forceinline__ void FusedPrepassStealUntilDone(const Params<kGroups>& p, int lane) {
   unsigned int* sync = p.grid_sync;
   const int shares = static_cast<int>(gridDim.x);
   const uint64_t start = GlobalTimerNs();
-  while (true) {
-    const bool done = __shfl_sync(~0u, lane == 0 && static_cast<int>(LdAcquireGpu(
-                                                         sync + kFusedSyncDone)) >= shares,
-                                  0);
-    if (done) break;
+  while (!__shfl_sync(~0u, lane == 0 && FusedPrepassDone(sync, shares), 0)) {
     if (GlobalTimerNs() - start < kFusedStealAfterNs) continue;
     // Claim the first unclaimed share (lanes look at 32 claim words at a time).
     int victim = -1;
@@ -69,9 +74,8 @@ __device__ __forceinline__ void FusedPrepassWait(const Params<kGroups>& p, int l
       while (ballot != 0 && victim < 0) {
         const int cand = b0 + __ffs(ballot) - 1;
         ballot &= ballot - 1;
-        const bool won =
-            __shfl_sync(~0u, lane == 0 && AtomExchRelaxedGpu(sync + kFusedSyncClaims + cand, 1u) == 0,
-                        0);
+        const bool won = __shfl_sync(
+            ~0u, lane == 0 && AtomExchRelaxedGpu(sync + kFusedSyncClaims + cand, 1u) == 0, 0);
         if (won) victim = cand;
       }
     }
@@ -83,19 +87,27 @@ __device__ __forceinline__ void FusedPrepassWait(const Params<kGroups>& p, int l
     __syncwarp();
     if (lane == 0) FusedPrepassArrive(sync, true);
   }
-  FenceProxyAsyncGlobal();
-  if (lane == 0 && AtomAddAcqRelGpu(sync + kFusedSyncPassed, 1u) == static_cast<uint32_t>(shares - 1)) {
-    for (int b = 0; b < shares; ++b) sync[kFusedSyncClaims + b] = 0;
+}
+
+// Warp 2 (all lanes), after its register deallocation: counts the CTA past the grid barrier once
+// warp 1 is past it; the last CTA resets the words.
+template <int kGroups>
+__device__ __forceinline__ void FusedPrepassCountPassed(const Params<kGroups>& p, int lane) {
+  NamedBarrierSync(kFusedPassedBarrier, 64);
+  unsigned int* sync = p.grid_sync;
+  const uint32_t shares = gridDim.x;
+  if (lane == 0 && AtomAddAcqRelGpu(sync + kFusedSyncPassed, 1u) == shares - 1) {
+    for (uint32_t b = 0; b < shares; ++b) sync[kFusedSyncClaims + b] = 0;
     sync[kFusedSyncDone] = 0;
     sync[kFusedSyncPassed] = 0;
   }
-  __syncwarp();
 }
 
 // Thread t (0..351) of warps 1-11: jobs (unit, quarter) = j, j + T, ... with j = blockIdx.x * 352
 // + t and T = gridDim.x * 352, kFusedPrepassBatch loaded before any is converted. The consumer
-// warps (`arrive_only`) leave after their stores are fenced; warps 1-3 wait for them, then warp 1
-// counts the share (if this CTA claimed it) and waits for the whole grid.
+// warps (`arrive_only`) leave after their stores are fenced; warps 1-3 wait for them; then warp 1
+// lane 0 (the token producer) counts the share (if this CTA claimed it) and waits for the whole
+// grid, while warp 2 waits too, ready to convert shares of CTAs that have not started.
 template <int kGroups>
 __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bool arrive_only) {
   // Issued before the conversion's loads; its answer is needed only at the count.
@@ -109,9 +121,17 @@ __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bo
     return;
   }
   NamedBarrierSync(kFusedPrepassBarrier, kFusedPrepassThreads);
-  if (t < 32) {
-    if (t == 0) FusedPrepassArrive(p.grid_sync, claimed);
-    FusedPrepassWait(p, t);
+  if (t < 32) {  // warp 1
+    if (t == 0) {
+      FusedPrepassArrive(p.grid_sync, claimed);
+      while (!FusedPrepassDone(p.grid_sync, static_cast<int>(gridDim.x))) {
+      }
+      FenceProxyAsyncGlobal();
+    }
+    __syncwarp();
+    NamedBarrierArrive(kFusedPassedBarrier, 64);
+  } else if (t < 64) {  // warp 2 (then FusedPrepassCountPassed)
+    FusedPrepassStealUntilDone(p, t - 32);
   }
 }
 
