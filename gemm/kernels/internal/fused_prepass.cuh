@@ -80,8 +80,10 @@ __device__ __forceinline__ void FusedPrepassStealUntilDone(const Params<kGroups>
       }
     }
     if (victim < 0) continue;  // every share is claimed: wait for their counts
+    // (One job at a time: a fallback, kept small so the kernels' code barely grows.)
+#pragma unroll 1
     for (int t = lane; t < kFusedPrepassThreads; t += 32) {
-      PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, victim, shares, t);
+      PrepassStrided<1, kFusedPrepassThreads>(p.pre, victim, shares, t);
     }
     FenceProxyAsyncGlobal();
     __syncwarp();
