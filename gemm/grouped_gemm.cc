@@ -601,9 +601,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (auto_kind) {
       kind = packed != nullptr ? KernelKind::kPersistent : ChooseKernel(tiles, info_.sm_count);
     }
-    // A fused pre-pass needs its whole grid resident: where the automatic choice is the simple
-    // kernel with more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0,
-    // 256 tiles, simple 120 us, persistent 119 us).
+    // A fused pre-pass wants one CTA per SM (each converts its own share): where the automatic
+    // choice is the simple kernel with more CTAs than SMs, the persistent one runs instead (run
+    // 42: GPU MODE shape 0, 256 tiles, simple 120 us, persistent 119 us).
     if (auto_kind && prepass && fuse_token_prepass_ == FusePrepass::kAlways &&
         kind == KernelKind::kSimple && tiles > info_.sm_count) {
       kind = KernelKind::kPersistent;
@@ -640,7 +640,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     const sm90::TokenSource source =
         prepass ? sm90::TokenSource::kPrepass : sm90::TokenSource::kInKernel;
-    plan->function = sm90::KernelFunction(kind, kGroups, source);
+    // The pre-pass inside the GEMM (its own kernel instantiation): whole-tile plans whose grid
+    // fits on the SMs; kAuto only where each CTA converts little (PreferFusedPrepass).
+    const bool fuse =
+        prepass && kind != KernelKind::kStreamK &&
+        grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas) &&
+        (fuse_token_prepass_ == FusePrepass::kAlways ||
+         (fuse_token_prepass_ == FusePrepass::kAuto && PreferFusedPrepass(pre_units, grid)));
+    plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
     if (plan->function == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("kind = ", static_cast<int>(kind), " is not a kernel kind"));
@@ -663,11 +670,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       pre->device_m = args.device_m;
       pre->num_groups = num_groups;
       pre->units = pre_units;
-      const bool fits = grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas);
-      const bool fuse =
-          fits && (fuse_token_prepass_ == FusePrepass::kAlways ||
-                   (fuse_token_prepass_ == FusePrepass::kAuto && kind != KernelKind::kStreamK &&
-                    PreferFusedPrepass(pre_units, grid)));
       if (fuse) {
         // Fused: the GEMM's warps 1-11 run the same units, then a grid barrier (no co-residency
         // needed, fused_prepass.cuh; grid <= SM count so that every CTA converts its own share);

@@ -55,8 +55,9 @@ enum class FusePrepass : int {
   // kernel): GPU MODE shape 3 (~6 K elements a CTA) -4.5%; shape 1 (~16 K) -0.4%; shape 2 (~17 K)
   // +1.1%; shape 0 (stream-K, ~56 K) +2.6%; one 128-row tile with K = 7168 +28%.
   kAuto = 1,
-  // Every pre-pass plan whose grid fits on the SMs; where kAuto would pick the simple kernel with
-  // more CTAs than SMs, the persistent one runs instead (run 42: GPU MODE shape 0, 120 vs 119 us).
+  // Every whole-tile pre-pass plan whose grid fits on the SMs (stream-K plans keep the pre-pass
+  // kernel); where kAuto would pick the simple kernel with more CTAs than SMs, the persistent one
+  // runs instead (run 42: GPU MODE shape 0, 120 vs 119 us).
   kAlways = 2,
 };
 

@@ -24,9 +24,11 @@ cudaError_t SetStampLog(StampLog* device_log) {
 }
 #endif
 
-const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source) {
-  return source == TokenSource::kPrepass ? internal::PrepassKernelFunction(kind, group_capacity)
-                                         : internal::InKernelFunction(kind, group_capacity);
+const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source, bool fused) {
+  if (source == TokenSource::kPrepass) {
+    return internal::PrepassKernelFunction(kind, group_capacity, fused);
+  }
+  return fused ? nullptr : internal::InKernelFunction(kind, group_capacity);
 }
 
 size_t ParamsBytes(int group_capacity) {
@@ -39,11 +41,13 @@ cudaError_t ConfigureKernels() {
                                                      : Pipeline<TokenSource::kInKernel>::kSmemBytes;
     for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
       for (int cap : kGroupCapacities) {
-        const void* f = KernelFunction(kind, cap, source);
-        if (f == nullptr) continue;  // not built (stream-K: see kStreamKBuilt and the .cu NOTES)
-        cudaError_t err =
-            cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (err != cudaSuccess) return err;
+        for (bool fused : {false, true}) {
+          const void* f = KernelFunction(kind, cap, source, fused);
+          if (f == nullptr) continue;  // not built (stream-K: kStreamKBuilt, the .cu NOTES; fused)
+          cudaError_t err =
+              cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+          if (err != cudaSuccess) return err;
+        }
       }
     }
   }

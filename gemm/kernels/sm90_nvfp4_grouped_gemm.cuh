@@ -69,10 +69,16 @@ static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
                   (1 + TileShape::kConsumerWgs) * (65536 / TileShape::kThreads / 8 * 8),
               "register reallocation exceeds the launch allocation (deadlock)");
 
-template <int kGroups, Schedule kSchedule, TokenSource kSrc>
+// kFused: the token pre-pass runs inside this kernel (fused_prepass.cuh; pre-pass tokens, whole-tile
+// schedules). NOTES: its own instantiation, not a runtime branch: with the fused prologue compiled
+// into every pre-pass kernel behind Params::fused_prepass, the unfused ones ran 0.5-1.3% slower
+// (run 108: GPU MODE shape 0 99.2-99.5 vs 98.1-98.2 us, same lease, code layout only).
+template <int kGroups, Schedule kSchedule, TokenSource kSrc, bool kFused = false>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
   using P = Pipeline<kSrc>;
+  static_assert(!kFused || (P::kPrepass && kSchedule != Schedule::kStreamK),
+                "the fused pre-pass writes pre-pass tokens, for whole-tile schedules");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
@@ -106,14 +112,14 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels, fused ones
   // too unless ENCORE_SM90_FUSED_WEIGHTS_WAIT).
   if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
-        !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && p.fused_prepass))) {
+        !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused))) {
     GridDependencyWait();
   }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
 
-  if constexpr (P::kPrepass) {
+  if constexpr (kFused) {
     // Before the register reallocation: the converters keep the launch's 168 registers.
-    if (p.fused_prepass && warp != 0) FusedPrepass(p, tid - 32, role == WarpRole::kConsumer);
+    if (warp != 0) FusedPrepass(p, tid - 32, role == WarpRole::kConsumer);
   }
 
   uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
@@ -137,7 +143,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         StampCta(StampEvent::kTrigger);
       }
     } else if constexpr (P::kPrepass) {
-      if (warp == 2 && p.fused_prepass) FusedPrepassCountPassed(p, tid & 31);
+      if constexpr (kFused) {
+        if (warp == 2) FusedPrepassCountPassed(p, tid & 31);
+      }
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
         sched.ForEach([&](const WorkItem& w) {

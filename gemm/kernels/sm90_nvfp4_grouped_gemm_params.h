@@ -340,10 +340,11 @@ struct alignas(64) Params {
   int* sk_counters;    // gridDim.x, zero between launches
   int sk_ctas;
   int sk_begin[kMaxPackedCtas + 1];
-  // Fused token pre-pass (TokenSource::kPrepass kernels, grid <= kMaxFusedCtas): warps 1-11 of
-  // every CTA convert a share of `pre`'s units, then a grid-wide barrier on the words at
-  // grid_sync (kFusedSync*; fused_prepass.cuh), before the first token load. Shares of CTAs that
-  // are not resident are converted by waiting CTAs, so the barrier needs no co-residency.
+  // Fused token pre-pass (the kernels instantiated with kFused, grid <= kMaxFusedCtas; the host
+  // sets fused_prepass = 1 for them): warps 1-11 of every CTA convert a share of `pre`'s units,
+  // then a grid-wide barrier on the words at grid_sync (kFusedSync*; fused_prepass.cuh), before
+  // the first token load. Shares of CTAs that are not resident are converted by waiting CTAs, so
+  // the barrier needs no co-residency.
   int fused_prepass;
   int pad2;
   unsigned int* grid_sync;  // kFusedSyncBytes in the stream's token workspace, zero when allocated

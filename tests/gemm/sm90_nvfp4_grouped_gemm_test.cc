@@ -426,13 +426,21 @@ TEST(Sm90KernelResourcesTest, NoKernelUsesLocalMemory) {
   for (sm90::TokenSource source : {sm90::TokenSource::kInKernel, sm90::TokenSource::kPrepass}) {
     for (KernelKind kind : BuiltKinds()) {
       for (int cap : sm90::kGroupCapacities) {
-        const void* f = sm90::KernelFunction(kind, cap, source);
-        if (f == nullptr) continue;  // stream-K with pre-pass tokens where not built
-        cudaFuncAttributes attr;
-        ASSERT_EQ(cudaFuncGetAttributes(&attr, f), cudaSuccess);
-        EXPECT_EQ(attr.localSizeBytes, 0u)
-            << KernelKindName(kind) << " kernel, " << cap << " groups, token source "
-            << static_cast<int>(source) << ": " << attr.numRegs << " registers";
+        for (bool fused : {false, true}) {
+          const void* f = sm90::KernelFunction(kind, cap, source, fused);
+          // (stream-K with pre-pass tokens where not built; fused: pre-pass tokens, whole tiles)
+          const bool built = fused ? source == sm90::TokenSource::kPrepass &&
+                                         kind != KernelKind::kStreamK
+                                   : true;
+          if (fused) EXPECT_EQ(f != nullptr, built) << KernelKindName(kind) << ", fused";
+          if (f == nullptr) continue;
+          cudaFuncAttributes attr;
+          ASSERT_EQ(cudaFuncGetAttributes(&attr, f), cudaSuccess);
+          EXPECT_EQ(attr.localSizeBytes, 0u)
+              << KernelKindName(kind) << " kernel, " << cap << " groups, token source "
+              << static_cast<int>(source) << (fused ? ", fused" : "") << ": " << attr.numRegs
+              << " registers";
+        }
       }
     }
   }

@@ -18,6 +18,7 @@
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
+#include "gemm/sm90_nvfp4_grouped_gemm.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -557,6 +558,10 @@ TEST_F(Sm90PrepassHostTest, FusedPrepassFoldsIntoTheGemm) {
   EXPECT_TRUE(unfused->has_pre());
   EXPECT_FALSE(unfused->fused_pre);
   EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(unfused->params)->fused_prepass, 0);
+  // Fused plans run their own instantiation of the kernel.
+  EXPECT_NE(plan->function, unfused->function);
+  EXPECT_EQ(plan->function,
+            sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass, true));
   // More CTAs than SMs: GPU MODE shape 0 with the simple kernel (256 tiles).
   const std::vector<GroupProblem> big = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 6);
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(big)}, plan.get(),

@@ -12,20 +12,37 @@
 
 namespace encore::gemm::sm90 {
 
-// nullptr for an unsupported (kind, capacity); stream-K only when kWithStreamK (a discarded
-// `if constexpr` branch of a template: the stream-K kernels are then never instantiated).
+// nullptr for an unsupported (kind, capacity, fused); stream-K only when kWithStreamK (a discarded
+// `if constexpr` branch of a template: the stream-K kernels are then never instantiated); `fused`
+// (the pre-pass inside the kernel) only for pre-pass tokens and the simple and persistent kinds.
 template <TokenSource kSrc, bool kWithStreamK>
-const void* KernelTable(KernelKind kind, int group_capacity) {
-  auto pick = [kind](auto groups) -> const void* {
+const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false) {
+  auto pick = [kind, fused](auto groups) -> const void* {
     constexpr int G = decltype(groups)::value;
+    constexpr bool kCanFuse = kSrc == TokenSource::kPrepass;
     switch (kind) {
       case KernelKind::kSimple:
-        return reinterpret_cast<const void*>(
-            &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc>);
+        if constexpr (kCanFuse) {
+          if (fused) {
+            return reinterpret_cast<const void*>(
+                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc, true>);
+          }
+        }
+        return fused ? nullptr
+                     : reinterpret_cast<const void*>(
+                           &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc>);
       case KernelKind::kPersistent:
-        return reinterpret_cast<const void*>(
-            &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc>);
+        if constexpr (kCanFuse) {
+          if (fused) {
+            return reinterpret_cast<const void*>(
+                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc, true>);
+          }
+        }
+        return fused ? nullptr
+                     : reinterpret_cast<const void*>(
+                           &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc>);
       case KernelKind::kStreamK:
+        if (fused) return nullptr;
         if constexpr (kWithStreamK) {
           return reinterpret_cast<const void*>(
               &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kSrc>);
