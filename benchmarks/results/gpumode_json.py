@@ -50,9 +50,13 @@ def main():
         # then " pdl" when the calls were launched with PDL (as Run launches them: prefers_pdl).
         words = label.split(" ")
         kernel = words[0]
+        # ("+fused_prepass": the pre-pass ran inside the GEMM kernel, RunnerOptions::
+        # fuse_token_prepass.)
+        fused = "+fused_prepass" in kernel
         shapes.append({"m": m, "n": n, "k": k, "encore_us": round(us, 2),
                        "torch_bf16_us": round(t["torch_bf16_us"], 2),
-                       "kernel": kernel.split("+")[0], "token_prepass": "+prepass" in kernel,
+                       "kernel": kernel.split("+")[0],
+                       "token_prepass": "+prepass" in kernel or fused, "fused_prepass": fused,
                        "pdl_launch": "pdl" in words[1:],
                        "speedup_vs_torch": round(t["torch_bf16_us"] / us, 3)})
         if name in fused_pdl:
@@ -71,9 +75,9 @@ def main():
         out["geomean_encore_fused_pre_pass_pdl_us"] = round(
             geo([s["encore_fused_pre_pass_pdl_us"] for s in shapes]), 2)
         out["fused_pre_pass_pdl"] = (
-            "opt-in mode, not the default: RunnerOptions::fuse_token_prepass = true and every call "
-            "launched with Launch(plan, stream, /*pdl=*/true) (kernel benchmark gpumode/*/auto/"
-            "fused/pdl)")
+            "not the default: RunnerOptions::fuse_token_prepass = FusePrepass::kAlways and every "
+            "call launched with Launch(plan, stream, /*pdl=*/true) (kernel benchmark gpumode/*/"
+            "auto/fused/pdl)")
     json.dump(out, open(a.out, "w"), indent=1)
     print(json.dumps({k: out[k] for k in ("geomean_encore_us", "geomean_torch_bf16_us")}))
 
