@@ -19,28 +19,22 @@ template <TokenSource kSrc, bool kWithStreamK>
 const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false) {
   auto pick = [kind, fused](auto groups) -> const void* {
     constexpr int G = decltype(groups)::value;
-    constexpr bool kCanFuse = kSrc == TokenSource::kPrepass;
+    // A whole-tile schedule's entry point, fused or not (fused: pre-pass tokens only).
+    auto whole_tile = [fused](auto schedule) -> const void* {
+      constexpr Schedule S = decltype(schedule)::value;
+      if constexpr (kSrc == TokenSource::kPrepass) {
+        if (fused) {
+          return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, true>);
+        }
+      }
+      return fused ? nullptr
+                   : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc>);
+    };
     switch (kind) {
       case KernelKind::kSimple:
-        if constexpr (kCanFuse) {
-          if (fused) {
-            return reinterpret_cast<const void*>(
-                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc, true>);
-          }
-        }
-        return fused ? nullptr
-                     : reinterpret_cast<const void*>(
-                           &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc>);
+        return whole_tile(std::integral_constant<Schedule, Schedule::kSimple>{});
       case KernelKind::kPersistent:
-        if constexpr (kCanFuse) {
-          if (fused) {
-            return reinterpret_cast<const void*>(
-                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc, true>);
-          }
-        }
-        return fused ? nullptr
-                     : reinterpret_cast<const void*>(
-                           &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc>);
+        return whole_tile(std::integral_constant<Schedule, Schedule::kPersistent>{});
       case KernelKind::kStreamK:
         if (fused) return nullptr;
         if constexpr (kWithStreamK) {
