@@ -1,12 +1,12 @@
-// The token pre-pass fused into the sm90 GEMM kernel (Params::fused_prepass): every warp but the
+// The token pre-pass fused into the sm90 GEMM kernel (the kFused instantiations): every warp but the
 // weight producer's (warps 1-11) converts its CTA's share of the pre-pass work into the stream's
 // fp16 workspace while warp 0 already loads weights, then one grid-wide barrier, after which the
 // token producer's TMA loads may read any CTA's rows. The barrier needs no co-residency: the
 // share of a CTA that has not started is converted by a waiting one.
 //
-// Example (inside the kernel, before the roles' register reallocation, t = tid - 32):
-//   if (p.fused_prepass && warp != 0) FusedPrepass(p, t, role == WarpRole::kConsumer);
-//   ... after it (warp 2): if (p.fused_prepass) FusedPrepassCountPassed(p, lane);
+// Example (inside a kFused kernel, before the roles' register reallocation, t = tid - 32):
+//   if (warp != 0) FusedPrepass(p, t, role == WarpRole::kConsumer);
+//   ... after warp 2's register deallocation: FusedPrepassCountPassed(p, lane);
 #pragma once
 
 #include <cstdint>
