@@ -230,6 +230,18 @@ TEST(ChooseShapeTest, RowCaps) {
 // The GPU MODE shapes on 132 SMs (runs 55-58): shape 0 (simple, 256 CTAs, 896 pre-pass blocks) and
 // shape 1 (persistent, 132 CTAs, 256 blocks) take the edge; shape 2 (120 CTAs, 256 blocks) and
 // shape 3 (128 CTAs, 96 blocks) do not.
+// kAuto fuses the pre-pass where each CTA converts at most kFusedMaxUnitsPerCta units: GPU MODE
+// shape 3 (512 rows x 12 k-blocks on 128 CTAs), not shape 1 (1024 x 16 on 132) nor shape 2
+// (512 x 32 on 120); never without CTAs.
+TEST(PreferFusedPrepassTest, OnlySmallSharesPerCta) {
+  EXPECT_TRUE(PreferFusedPrepass(512 * 12, 128));
+  EXPECT_FALSE(PreferFusedPrepass(1024 * 16, 132));
+  EXPECT_FALSE(PreferFusedPrepass(512 * 32, 120));
+  EXPECT_TRUE(PreferFusedPrepass(kFusedMaxUnitsPerCta * 10, 10));
+  EXPECT_FALSE(PreferFusedPrepass(kFusedMaxUnitsPerCta * 10 + 1, 10));
+  EXPECT_FALSE(PreferFusedPrepass(0, 0));
+}
+
 TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {
   EXPECT_TRUE(PrepassPrefersPdl(896, 256, 132));
   EXPECT_TRUE(PrepassPrefersPdl(256, 132, 132));
