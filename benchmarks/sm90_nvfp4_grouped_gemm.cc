@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -60,28 +62,22 @@ constexpr StreamKCosts kSkCosts[] = {
 };
 constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 
-// One runner per token pre-pass mode (the default fusion policy, FusePrepass::kAuto), one with
-// the pre-pass always fused into the GEMM where the grid fits on the SMs and one never fused
-// (RunnerOptions::fuse_token_prepass; pre-pass kAuto), one per forced token-tile row cap
-// (RunnerOptions::token_tile_rows, multiples of 16 up to 256; pre-pass kAuto), one unpacked, and
-// one per kSkCosts entry after the first.
+// One runner per distinct option set: token pre-pass mode, fusion (RunnerOptions::
+// fuse_token_prepass), forced token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16
+// up to 256), packing, and stream-K cost constants (kSkCosts; [0]: the defaults).
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
                          int tile_rows = 0, bool unpacked = false, int sk_costs = 0) {
-  static std::unique_ptr<Nvfp4GroupedGemm> runners[4 + 16 + 1 + kNumSkCosts + 1];
-  std::unique_ptr<Nvfp4GroupedGemm>& runner =
-      runners[sk_costs > 0                    ? 20 + sk_costs
-              : unpacked                      ? 20
-              : tile_rows > 0                 ? 3 + tile_rows / 16
-              : fuse == FusePrepass::kAlways  ? 3
-              : fuse == FusePrepass::kNever   ? 20 + kNumSkCosts
-                                              : static_cast<int>(mode)];
+  static std::map<std::tuple<int, int, int, bool, int>, std::unique_ptr<Nvfp4GroupedGemm>>
+      runners;
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
+      static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked, sk_costs)];
   if (runner == nullptr) {
     RunnerOptions options;
     options.token_prepass = mode;
     options.fuse_token_prepass = fuse;
     options.token_tile_rows = tile_rows;
     options.pack_tiles = !unpacked;
-    options.stream_k_costs = kSkCosts[sk_costs];  // [0]: the defaults
+    options.stream_k_costs = kSkCosts[sk_costs];
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -185,12 +181,14 @@ CallMode Prepass(TokenPrepass prepass) {
   m.prepass = prepass;
   return m;
 }
+// The pre-pass fused wherever the grid fits (FusePrepass::kAlways).
 CallMode Fused(bool pdl = false) {
   CallMode m;
   m.fuse = FusePrepass::kAlways;
   m.pdl = pdl;
   return m;
 }
+// The pre-pass always its own kernel (FusePrepass::kNever), launched as Run launches it.
 CallMode Unfused() {
   CallMode m;
   m.fuse = FusePrepass::kNever;
