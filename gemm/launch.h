@@ -110,16 +110,17 @@ struct LaunchPlan {
   unsigned dynamic_smem_bytes = 0;
   // The kernel executes griddepcontrol.wait before writing outputs and before reading the tokens,
   // so it may be launched with cudaLaunchAttributeProgrammaticStreamSerialization / a
-  // programmatic edge. NOTES: a fused pre-pass (fused_pre) built with ENCORE_SM90_FUSED_WEIGHTS_WAIT
-  // = 0 reads the weights, weight scales and dynamic M before its wait, so with `pdl` the kernel before it
-  // must not write them (graph_cache checks this for the graphs it builds, for every plan with a
-  // pre-pass: internal/early_reads.h); every other plan is reads_after_wait.
+  // programmatic edge. NOTES: a fused pre-pass (fused_pre) of the manual build _fearly
+  // (ENCORE_SM90_FUSED_WEIGHTS_WAIT = 0) reads the weights, weight scales and dynamic M before its
+  // wait, so with `pdl` the kernel before it must not write them (graph_cache checks this for the
+  // graphs it builds, for every plan with a pre-pass: internal/early_reads.h); every other plan is
+  // reads_after_wait.
   bool supports_pdl = false;
   // Nothing of this plan reads or writes memory before the kernel before it on the stream has
-  // completed, even when launched with PDL: tokens converted in kernel (every role waits first), or
-  // a pre-kernel that waits before it triggers the main kernel (whose weight producer reads
-  // early). Not a fused pre-pass: its weight producer reads before its wait. A PDL launch of such
-  // a plan is safe whatever kernel precedes it (it only starts earlier).
+  // completed, even when launched with PDL: tokens converted in kernel or by the fused pre-pass
+  // (every role waits first; not in _fearly), or a pre-kernel that waits before it triggers the
+  // main kernel (whose weight producer reads early). A PDL launch of such a plan is safe whatever
+  // kernel precedes it (it only starts earlier).
   bool reads_after_wait = false;
   // Nvfp4GroupedGemm::Run launches it with PDL: reads_after_wait, and measured faster so (a
   // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel where heuristics.h

@@ -15,8 +15,8 @@
 //   warps 1-3:     token dequant (raw stage -> fp16 token stage), TokenSource::kInKernel;
 //   warp 1 lane 0: fp16 token-tile TMA producer instead, TokenSource::kPrepass (the tokens were
 //                  converted once per call by sm90_nvfp4_token_prepass.cuh; warps 2-3 idle), or
-//                  with Params::fused_prepass warps 1-11 convert them first, warp 2 then minds
-//                  the grid barrier (fused_prepass.cuh);
+//                  in the kFused instantiations warps 1-11 convert them first, warp 2 then
+//                  minds the grid barrier (fused_prepass.cuh);
 //   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
 //                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
 //                  the valid rows and columns).
@@ -109,8 +109,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   }
   __syncthreads();
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
-  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in pre-pass kernels, fused ones
-  // too unless ENCORE_SM90_FUSED_WEIGHTS_WAIT).
+  // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in unfused pre-pass kernels,
+  // whose pre-kernel completed the kernel before them, and in fused ones built with
+  // ENCORE_SM90_FUSED_WEIGHTS_WAIT = 0).
   if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
         !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused))) {
     GridDependencyWait();
