@@ -234,9 +234,12 @@ void KeepOnly(Part part, LaunchPlan* plan) {
 
 #if ENCORE_SM90_EXP_STAMPS
 // The stamps/ family (the measurement build _exp_stamps only): one more flushed batch with the
-// kernels' stamp log on, printed as a time line per call (benchmarks/internal/stamp_timeline.h).
+// kernels' stamp log on, printed as a time line per call (benchmarks/internal/stamp_timeline.h),
+// launched as the timed batches are (`pdl`: run 112's time lines launched without PDL and showed
+// boundaries the timed calls do not have).
 void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
-                   const std::vector<std::unique_ptr<LaunchPlan>>& plans, cudaStream_t stream) {
+                   const std::vector<std::unique_ptr<LaunchPlan>>& plans, cudaStream_t stream,
+                   bool pdl) {
   constexpr uint32_t kCapacity = 1u << 20;
   auto records = DeviceBuffer::Create(kCapacity * sizeof(sm90::StampRecord));
   auto log = DeviceBuffer::Create(sizeof(sm90::StampLog));
@@ -250,7 +253,7 @@ void PrintTimeline(const std::string& name, Nvfp4GroupedGemm* gemm,
   Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream), "L2 flush");
   Check(cudaStreamSynchronize(stream), "flush");
   Check(sm90::SetStampLog(static_cast<sm90::StampLog*>(log->get())), "stamp log on");
-  for (auto& p : plans) Check(gemm->Launch(*p, stream));
+  for (auto& p : plans) Check(gemm->Launch(*p, stream, pdl));
   Check(cudaStreamSynchronize(stream), "stamped batch");
   Check(sm90::SetStampLog(nullptr), "stamp log off");
   sm90::StampLog back;
@@ -322,7 +325,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   state.counters["prepass"] = had_pre;
 #if ENCORE_SM90_EXP_STAMPS
   static std::set<std::string> printed;  // once per benchmark, not per repetition
-  if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get());
+  if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
   state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
