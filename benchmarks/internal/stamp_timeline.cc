@@ -196,6 +196,7 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     if (e == static_cast<int>(StampEvent::kGemmEntry)) entry[k] = std::min(entry[k], gemm[i].t);
   }
   std::vector<std::vector<double>> start(launches), end(launches), loop(launches), tail(launches);
+  std::vector<std::vector<double>> converted(launches), share_done(launches), passed(launches);
   std::vector<std::vector<CtaRecord>> records_of(launches);
   for (auto& [key, v] : ctas) {
     const int k = key.first;
@@ -204,10 +205,13 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     bool started = false;
     uint64_t tile_start = 0, loop_end = 0, last = 0;
     double first_start = -1;
+    double fused[3] = {-1, -1, -1};  // kFusedConverted, kFusedShareDone, kFusedPassed
     CtaRecord rec;
     rec.block = key.second;
     PieceRecord piece;
     for (const auto& [t, e, r] : v) {
+      const int f = e - static_cast<int>(StampEvent::kFusedConverted);
+      if (f >= 0 && f < 3 && fused[f] < 0) fused[f] = (static_cast<double>(t) - t0) * 1e-3;
       if (e == static_cast<int>(StampEvent::kTileStart)) {
         tile_start = t;
         piece = PieceRecord{r->tile, r->kb0, r->kb1, (static_cast<double>(t) - t0) * 1e-3};
@@ -224,6 +228,11 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
       }
     }
     if (first_start < 0) continue;  // a CTA without tiles
+    if (fused[0] >= 0 && fused[1] >= 0 && fused[2] >= 0) {
+      converted[k].push_back(fused[0]);
+      share_done[k].push_back(fused[1]);
+      passed[k].push_back(fused[2]);
+    }
     start[k].push_back(first_start);
     end[k].push_back((static_cast<double>(last) - t0) * 1e-3);
     rec.end_us = end[k].back();
@@ -243,6 +252,10 @@ std::vector<CtaProfile> BuildCtaProfile(const std::vector<StampRecord>& records)
     out[k].end = SpreadOf(end[k]);
     out[k].loop = SpreadOf(loop[k]);
     out[k].tail = SpreadOf(tail[k]);
+    out[k].fused_ctas = static_cast<int>(converted[k].size());
+    out[k].converted = SpreadOf(converted[k]);
+    out[k].share_done = SpreadOf(share_done[k]);
+    out[k].passed = SpreadOf(passed[k]);
     out[k].by_end = std::move(records_of[k]);
     std::sort(out[k].by_end.begin(), out[k].by_end.end(),
               [](const CtaRecord& a, const CtaRecord& b) { return a.end_us < b.end_us; });
@@ -272,6 +285,11 @@ std::string FormatCtaProfile(const std::vector<CtaProfile>& launches, int extrem
                                     med([&](const CtaProfile& p) { return (p.*f).median_us; }),
                                     med([&](const CtaProfile& p) { return (p.*f).max_us; })));
   };
+  if (launches.back().fused_ctas > 0) {
+    line("fused pre-pass: jobs converted (thread 128)", &CtaProfile::converted);
+    line("fused pre-pass: the CTA's share fenced", &CtaProfile::share_done);
+    line("fused pre-pass: past the grid barrier", &CtaProfile::passed);
+  }
   line("first tile start", &CtaProfile::start);
   line("last tile end", &CtaProfile::end);
   line("sum of main loops (tile start -> loop end)", &CtaProfile::loop);

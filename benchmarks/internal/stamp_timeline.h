@@ -75,6 +75,11 @@ struct CtaRecord {
 struct CtaProfile {
   int ctas = 0;  // CTAs with at least one tile
   Spread start, end, loop, tail;
+  // The fused pre-pass's stamps (fused_ctas > 0 only: kFused kernels): when the CTA's first
+  // consumer thread had converted its jobs, when all its converters' stores were fenced, and when
+  // its token producer was past the grid barrier.
+  int fused_ctas = 0;
+  Spread converted, share_done, passed;
   std::vector<CtaRecord> by_end;  // the CTAs, earliest end first
 };
 std::vector<CtaProfile> BuildCtaProfile(const std::vector<gemm::sm90::StampRecord>& records);

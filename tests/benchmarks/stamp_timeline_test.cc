@@ -1,5 +1,6 @@
 #include "benchmarks/internal/stamp_timeline.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -120,6 +121,46 @@ TEST(StampTimelineTest, CtaProfileSumsEachCtasLoopsAndTails) {
   EXPECT_NE(text.find("over its 2 CTAs"), std::string::npos) << text;
   EXPECT_NE(text.find("block   0 ends   34.00: 10.00 20.00"), std::string::npos) << text;
   EXPECT_NE(text.find("sum of main loops"), std::string::npos) << text;
+}
+
+// A fused launch's pre-pass stamps: per CTA its first of each, from the launch's origin; printed
+// only when the last launch has them.
+TEST(StampTimelineTest, CtaProfileSpreadsTheFusedPrepassStamps) {
+  std::vector<StampRecord> recs;
+  for (uint64_t base : {0ull, 100000ull}) {
+    auto at = [&](uint64_t ns) { return base + ns; };
+    for (uint32_t b : {0u, 1u}) {
+      const uint64_t late = 1000 * b;  // CTA 1 converts 1 us later
+      recs.push_back(R(at(0), StampEvent::kGemmEntry, b, b));
+      recs.push_back(R(at(1000), StampEvent::kGemmWaited, b, b));
+      recs.push_back(R(at(2000 + late), StampEvent::kFusedConverted, b, b));
+      recs.push_back(R(at(2500 + late), StampEvent::kFusedShareDone, b, b));
+      recs.push_back(R(at(5000), StampEvent::kFusedPassed, b, b));
+      recs.push_back(R(at(3000 + late), StampEvent::kTileStart, b, b));
+      recs.push_back(R(at(9000), StampEvent::kTileLoopEnd, b, b));
+      recs.push_back(R(at(10000), StampEvent::kTileEnd, b, b));
+    }
+  }
+  const std::vector<CtaProfile> p = BuildCtaProfile(recs);
+  ASSERT_EQ(p.size(), 2u);
+  for (const CtaProfile& l : p) {
+    EXPECT_EQ(l.fused_ctas, 2);
+    EXPECT_DOUBLE_EQ(l.converted.min_us, 1.0);
+    EXPECT_DOUBLE_EQ(l.converted.max_us, 2.0);
+    EXPECT_DOUBLE_EQ(l.share_done.max_us, 2.5);
+    EXPECT_DOUBLE_EQ(l.passed.min_us, 4.0);
+    EXPECT_DOUBLE_EQ(l.passed.max_us, 4.0);
+  }
+  const std::string text = FormatCtaProfile(p);
+  EXPECT_NE(text.find("fused pre-pass: past the grid barrier"), std::string::npos) << text;
+  // An unfused launch prints no fused lines.
+  recs.erase(std::remove_if(recs.begin(), recs.end(),
+                            [](const StampRecord& r) {
+                              const uint32_t e = r.event & 0xff;
+                              return e >= static_cast<uint32_t>(StampEvent::kFusedConverted);
+                            }),
+             recs.end());
+  EXPECT_EQ(FormatCtaProfile(BuildCtaProfile(recs)).find("fused pre-pass"), std::string::npos);
 }
 
 // The pieces of one launch carry their work items (tile, k-blocks) from the tile-start stamps.

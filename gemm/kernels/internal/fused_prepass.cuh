@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/stamps.cuh"
 #include "gemm/kernels/internal/tile_scheduler.cuh"  // kStreamKBarrier
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
@@ -117,6 +118,7 @@ __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bo
       t == 0 && AtomExchRelaxedGpu(p.grid_sync + kFusedSyncClaims + blockIdx.x, 1u) == 0;
   PrepassStrided<kFusedPrepassBatch, kFusedPrepassThreads>(p.pre, static_cast<int>(blockIdx.x),
                                                            static_cast<int>(gridDim.x), t);
+  if (t == 96) StampCta(StampEvent::kFusedConverted);  // thread 128, as kGemmWaited
   FenceProxyAsyncGlobal();
   if (arrive_only) {
     NamedBarrierArrive(kFusedPrepassBarrier, kFusedPrepassThreads);
@@ -125,10 +127,12 @@ __device__ __forceinline__ void FusedPrepass(const Params<kGroups>& p, int t, bo
   NamedBarrierSync(kFusedPrepassBarrier, kFusedPrepassThreads);
   if (t < 32) {  // warp 1
     if (t == 0) {
+      StampCta(StampEvent::kFusedShareDone);
       FusedPrepassArrive(p.grid_sync, claimed);
       while (!FusedPrepassDone(p.grid_sync, static_cast<int>(gridDim.x))) {
       }
       FenceProxyAsyncGlobal();
+      StampCta(StampEvent::kFusedPassed);
     }
     __syncwarp();
     NamedBarrierArrive(kFusedPassedBarrier, 64);

@@ -25,7 +25,11 @@ enum class StampEvent : uint32_t {
   kTileLoopEnd = 6,    // ... after it (before the epilogue)
   kTileEnd = 7,        // ... after the epilogue
   kTrigger = 8,        // weight producer, after griddepcontrol.launch_dependents
-  kNumEvents = 9,
+  // The fused pre-pass (fused_prepass.cuh):
+  kFusedConverted = 9,   // first consumer thread, its jobs loaded, converted, stores issued
+  kFusedShareDone = 10,  // token producer (warp 1 lane 0), every converter's stores fenced
+  kFusedPassed = 11,     // ... past the grid barrier (every share converted)
+  kNumEvents = 12,
 };
 
 struct StampRecord {
