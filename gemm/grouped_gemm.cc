@@ -436,6 +436,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         token_workspace_bytes_(options.token_workspace_bytes),
         max_token_workspaces_(options.max_token_workspaces),
         fuse_token_prepass_(options.fuse_token_prepass),
+        prepass_pad_bytes_(options.pad_prepass_for_pdl
+                               ? PrepassPdlPadBytes(info_.max_smem_per_sm,
+                                                    info_.max_smem_optin_per_block)
+                               : 0),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -641,12 +645,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     const sm90::TokenSource source =
         prepass ? sm90::TokenSource::kPrepass : sm90::TokenSource::kInKernel;
     // The pre-pass inside the GEMM (its own kernel instantiation): whole-tile plans whose grid
-    // fits on the SMs; kAuto only where each CTA converts little (PreferFusedPrepass).
+    // fits on the SMs; kAuto only where each CTA converts little (PreferFusedPrepass) and small
+    // pre-pass kernels are not padded for PDL (which beats the fusion: run 117).
     const bool fuse =
         prepass && kind != KernelKind::kStreamK &&
         grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas) &&
         (fuse_token_prepass_ == FusePrepass::kAlways ||
-         (fuse_token_prepass_ == FusePrepass::kAuto && PreferFusedPrepass(pre_units, grid)));
+         (fuse_token_prepass_ == FusePrepass::kAuto && prepass_pad_bytes_ == 0 &&
+          PreferFusedPrepass(pre_units, grid)));
     plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
     if (plan->function == nullptr) {
       return absl::InvalidArgumentError(
@@ -662,6 +668,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.function = nullptr;
     plan->pre.grid = dim3(1, 1, 1);
     plan->pre.block = dim3(1, 1, 1);
+    plan->pre.dynamic_smem_bytes = 0;
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
     if (prepass) {
@@ -687,6 +694,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
         plan->prefers_pdl = PrepassPrefersPdl(blocks, grid, info_.sm_count);
+        if (!plan->prefers_pdl && prepass_pad_bytes_ > 0) {  // RunnerOptions::pad_prepass_for_pdl
+          plan->pre.dynamic_smem_bytes = static_cast<unsigned>(prepass_pad_bytes_);
+          plan->prefers_pdl = true;
+        }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
       }
@@ -799,6 +810,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
   const FusePrepass fuse_token_prepass_;
+  const int prepass_pad_bytes_;  // per pre-pass block when padded for PDL (0: never)
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;
@@ -855,7 +867,8 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   if (current != info.ordinal) {
     ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(info.ordinal), "cudaSetDevice");
   }
-  const cudaError_t configured = sm90::ConfigureKernels();
+  const cudaError_t configured = sm90::ConfigureKernels(
+      PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block));
   if (current != info.ordinal) (void)cudaSetDevice(current);
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");

@@ -51,9 +51,11 @@ enum class TokenPrepass : int {
 enum class FusePrepass : int {
   kNever = 0,  // the pre-pass always runs as its own kernel
   // Whole-tile plans (simple, persistent) whose grid fits on the SMs and whose CTAs convert few
-  // tokens each (heuristics.h PreferFusedPrepass). Run 98 (H200, PDL, against the pre-pass
-  // kernel): GPU MODE shape 3 (~6 K elements a CTA) -4.5%; shape 1 (~16 K) -0.4%; shape 2 (~17 K)
-  // +1.1%; shape 0 (stream-K, ~56 K) +2.6%; one 128-row tile with K = 7168 +28%.
+  // tokens each (heuristics.h PreferFusedPrepass), unless the runner pads its small pre-passes
+  // for PDL (RunnerOptions::pad_prepass_for_pdl, the default: then never; run 117). Run 98 (H200,
+  // PDL, against the unpadded pre-pass kernel): GPU MODE shape 3 (~6 K elements a CTA) -4.5%;
+  // shape 1 (~16 K) -0.4%; shape 2 (~17 K) +1.1%; shape 0 (stream-K, ~56 K) +2.6%; one 128-row
+  // tile with K = 7168 +28%.
   kAuto = 1,
   // Every whole-tile pre-pass plan whose grid fits on the SMs (stream-K plans keep the pre-pass
   // kernel); where kAuto would pick the simple kernel with more CTAs than SMs, the persistent one
@@ -89,6 +91,12 @@ struct RunnerOptions {
   // the others after a 20-us timeout), only for speed: under an MPS SM limit or a small green
   // context, kNever avoids the timeout.
   FusePrepass fuse_token_prepass = FusePrepass::kAuto;
+  // A pre-pass plan whose pre-pass would launch without PDL (heuristics.h PrepassPrefersPdl: a
+  // small pre-pass before a GEMM that leaves SMs idle) launches with PDL and its pre-pass blocks
+  // padded with unused shared memory, at most two a SM (heuristics.h PrepassPdlPadBytes, from the
+  // device's shared memory per SM). Run 117: GPU MODE shapes 2 and 3 -5% / -8%. With it, kAuto
+  // does not fuse the pre-pass (the padded pre-pass kernel is faster: shape 3 14.4 vs 15.3 us).
+  bool pad_prepass_for_pdl = true;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
   // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles

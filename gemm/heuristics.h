@@ -174,11 +174,33 @@ bool PreferPrepass(const Groups& groups, int num_groups) {
 // 29.4-29.8 -> 28.5-28.7 and shape 3 (128 CTAs; 96 blocks) 17.7 -> 16.4-16.5. (At most one
 // grid-stride block per SM, the manual build _pgrid: 28.1 / 16.4 with the edge, but 29.4 / 17.6
 // without it and 115 / 62.4 on shapes 0-1.)
+// Where this says no, a runner with RunnerOptions::pad_prepass_for_pdl launches the pre-pass with
+// PDL anyway, its blocks padded (PrepassPdlPadBytes) so that no SM holds more than two of them.
 inline constexpr int kPrepassPdlBlocksPerSm = 3;
 inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
   const int idle_in_last_wave = (sm_count - grid % sm_count) % sm_count;
   return idle_in_last_wave == 0 ||
          blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
+}
+
+// Unused dynamic shared memory per pre-pass block that lets at most kPrepassPadBlocksPerSm blocks
+// be resident on one SM (the runtime reserves 1 KB per block): the pre-pass blocks launched early
+// behind a PDL edge then cannot crowd the few SMs the previous GEMM leaves idle; the rest start on
+// SMs as the GEMM's CTAs leave. 0 where the device facts are missing or cannot bound it.
+// NOTES (run 117, H200, 100 KB a block: 2 per SM; A/B against the unpadded launch without the
+// edge, 3 rounds): GPU MODE shape 2 27.2-27.3 -> 25.8-25.9 us, shape 3 (unfused) 15.6-15.8 ->
+// 14.4-14.5 (the fused kernel: 15.3), one 128-row tile with K = 7168 18.2-18.3 -> 17.2; shape 1
+// (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%).
+inline constexpr int kPrepassPadBlocksPerSm = 2;
+inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block) {
+  if (smem_per_sm <= 0 || smem_optin_per_block <= 0) return 0;
+  constexpr int kReservedPerBlock = 1024;
+  const int pad = smem_per_sm / kPrepassPadBlocksPerSm - 2 * kReservedPerBlock;
+  if (pad > smem_optin_per_block ||
+      (kPrepassPadBlocksPerSm + 1) * (pad + kReservedPerBlock) <= smem_per_sm) {
+    return 0;
+  }
+  return pad;
 }
 
 // Whether FusePrepass::kAuto fuses a whole-tile plan's pre-pass into its `grid` CTAs: when each

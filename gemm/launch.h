@@ -82,22 +82,26 @@ inline cudaError_t LaunchKernel(const void* function, dim3 grid, dim3 block, uns
 inline bool SameDims(dim3 a, dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 }  // namespace internal
 
-// The optional kernel launched before a plan's main kernel (no dynamic shared memory).
+// The optional kernel launched before a plan's main kernel.
 struct PreLaunch {
   const void* function = nullptr;  // nullptr: none
   dim3 grid{1, 1, 1};
   dim3 block{1, 1, 1};
+  // Unused by the kernel: padding that bounds its blocks per SM (RunnerOptions::
+  // pad_prepass_for_pdl).
+  unsigned dynamic_smem_bytes = 0;
   size_t params_bytes = 0;
   alignas(64) unsigned char params[kMaxPrepassParamBytes];
 
   cudaKernelNodeParams NodeParams(void** arg_slot) const {
-    return internal::KernelNode(function, grid, block, 0, params, arg_slot);
+    return internal::KernelNode(function, grid, block, dynamic_smem_bytes, params, arg_slot);
   }
   bool SameLaunch(const PreLaunch& o) const {
     if (function != o.function) return false;
     return function == nullptr ||
            (internal::SameDims(grid, o.grid) && internal::SameDims(block, o.block) &&
-            params_bytes == o.params_bytes && std::memcmp(params, o.params, params_bytes) == 0);
+            dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
+            std::memcmp(params, o.params, params_bytes) == 0);
   }
 };
 
@@ -162,8 +166,9 @@ struct LaunchPlan {
 // a stream capture of it yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
   if (plan.has_pre()) {
-    const cudaError_t err = internal::LaunchKernel(plan.pre.function, plan.pre.grid,
-                                                   plan.pre.block, 0, plan.pre.params, stream, pdl);
+    const cudaError_t err =
+        internal::LaunchKernel(plan.pre.function, plan.pre.grid, plan.pre.block,
+                               plan.pre.dynamic_smem_bytes, plan.pre.params, stream, pdl);
     if (err != cudaSuccess) return err;
     pdl = true;
   }

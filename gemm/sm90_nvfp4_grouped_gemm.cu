@@ -35,7 +35,7 @@ size_t ParamsBytes(int group_capacity) {
   return group_capacity == 8 ? sizeof(Params<8>) : sizeof(Params<64>);
 }
 
-cudaError_t ConfigureKernels() {
+cudaError_t ConfigureKernels(int prepass_smem_bytes) {
   for (TokenSource source : {TokenSource::kInKernel, TokenSource::kPrepass}) {
     const int smem = source == TokenSource::kPrepass ? Pipeline<TokenSource::kPrepass>::kSmemBytes
                                                      : Pipeline<TokenSource::kInKernel>::kSmemBytes;
@@ -50,6 +50,12 @@ cudaError_t ConfigureKernels() {
         }
       }
     }
+  }
+  // The pre-pass uses no shared memory; a plan may pad its blocks (LaunchPlan::pre).
+  for (int cap : kGroupCapacities) {
+    const cudaError_t err = cudaFuncSetAttribute(
+        PrepassFunction(cap), cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
+    if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
 }

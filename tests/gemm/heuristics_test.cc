@@ -242,6 +242,18 @@ TEST(PreferFusedPrepassTest, OnlySmallSharesPerCta) {
   EXPECT_FALSE(PreferFusedPrepass(0, 0));
 }
 
+TEST(PrepassPdlPadBytesTest, AtMostTwoBlocksPerSm) {
+  // H200: 228 KB of shared memory per SM, 227 KB a block at most.
+  const int per_sm = 233472, optin = 232448;
+  const int pad = PrepassPdlPadBytes(per_sm, optin);
+  EXPECT_EQ(pad, 114688);
+  EXPECT_LE(2 * (pad + 1024), per_sm) << "two blocks fit";
+  EXPECT_GT(3 * (pad + 1024), per_sm) << "three do not";
+  EXPECT_EQ(PrepassPdlPadBytes(0, optin), 0) << "no device facts";
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 0), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 64 * 1024), 0) << "a block cannot ask for that much";
+}
+
 TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {
   EXPECT_TRUE(PrepassPrefersPdl(896, 256, 132));
   EXPECT_TRUE(PrepassPrefersPdl(256, 132, 132));

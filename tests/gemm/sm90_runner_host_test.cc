@@ -621,6 +621,60 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
   // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
 
+// With the device's shared-memory facts the runner pads small pre-passes for PDL
+// (RunnerOptions::pad_prepass_for_pdl, the default): their blocks ask for unused shared memory so
+// that at most two wait on an SM, Run launches them with PDL, and kAuto no longer fuses them.
+TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
+  EXPECT_TRUE(RunnerOptions{}.pad_prepass_for_pdl);
+  DeviceInfo info;
+  info.sm_count = 132;
+  info.max_smem_per_sm = 233472;
+  info.max_smem_optin_per_block = 232448;
+  DriverApi api;
+  api.tensor_map_encode_tiled = &FakeEncode;
+  auto runner = [&](bool pad) {
+    RunnerOptions options;
+    options.stream_k = false;
+    options.pad_prepass_for_pdl = pad;
+    return internal::CreateSm90RunnerWithoutDevice(info, api, options,
+                                                   const_cast<void*>(Addr(kWorkspace)));
+  };
+  const auto padded = runner(true);
+  const auto unpadded = runner(false);
+  auto plan = std::make_unique<LaunchPlan>();
+  // GPU MODE shape 3: a small pre-pass (96 blocks) before 128 CTAs.
+  const std::vector<GroupProblem> s3 = Groups({128, 384}, 4096, 1536, 7);
+  ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
+  ASSERT_TRUE(plan->has_pre()) << "kAuto does not fuse a padded pre-pass";
+  EXPECT_FALSE(plan->fused_pre);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 114688u);
+  EXPECT_TRUE(plan->prefers_pdl);
+  EXPECT_TRUE(plan->reads_after_wait);
+  ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
+  EXPECT_TRUE(plan->fused_pre) << "without the padding kAuto fuses it, as before";
+  // GPU MODE shape 2 without padding: the pre-pass launches without PDL.
+  const std::vector<GroupProblem> s2 = Groups({192, 320}, 3072, 4096, 7);
+  ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
+  ASSERT_TRUE(plan->has_pre());
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
+  EXPECT_FALSE(plan->prefers_pdl);
+  ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 114688u);
+  EXPECT_TRUE(plan->prefers_pdl);
+  // GPU MODE shape 0: a large pre-pass already launches with PDL, unpadded.
+  const std::vector<GroupProblem> s0 = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 7);
+  ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
+  ASSERT_TRUE(plan->has_pre());
+  EXPECT_TRUE(plan->prefers_pdl);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
+  // The padding is part of the launch (graph nodes compare and carry it).
+  LaunchPlan a = *plan, b = *plan;
+  b.pre.dynamic_smem_bytes = 4096;
+  EXPECT_FALSE(a.SameLaunch(b));
+  void* slot = nullptr;
+  EXPECT_EQ(b.pre.NodeParams(&slot).sharedMemBytes, 4096u);
+}
+
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
   auto gemm = Make(TokenPrepass::kAuto);
   // One weight tile (N = 128), (96 + 40) x 4 row-k-blocks: in kernel.
