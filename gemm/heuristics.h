@@ -203,11 +203,12 @@ inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block) {
   return pad;
 }
 
-// Whether FusePrepass::kAuto fuses a whole-tile plan's pre-pass into its `grid` CTAs: when each
-// converts at most kFusedMaxUnitsPerCta units (a token row's 128-k block each). Run 98 (H200, PDL,
-// fused vs the pre-pass kernel): GPU MODE shape 3 (48 units a CTA) -4.5%, shape 1 (124) -0.4%,
-// shape 2 (137) +1.1%; a CTA's share is converted before its first token load, so large shares
-// delay every tile.
+// Whether FusePrepass::kAuto fuses a whole-tile plan's pre-pass into its `grid` CTAs (only on a
+// runner that does not pad its small pre-passes for PDL, which beats the fusion: run 117): when
+// each converts at most kFusedMaxUnitsPerCta units (a token row's 128-k block each). Run 98 (H200,
+// PDL, fused vs the unpadded pre-pass kernel): GPU MODE shape 3 (48 units a CTA) -4.5%, shape 1
+// (124) -0.4%, shape 2 (137) +1.1%; a CTA's share is converted before its first token load, so
+// large shares delay every tile.
 inline constexpr long long kFusedMaxUnitsPerCta = 64;
 inline bool PreferFusedPrepass(long long units, int grid) {
   return grid > 0 && units <= kFusedMaxUnitsPerCta * grid;

@@ -129,7 +129,8 @@ struct LaunchPlan {
   // Nvfp4GroupedGemm::Run launches it with PDL: reads_after_wait, and measured faster so (a
   // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel where heuristics.h
   // PrepassPrefersPdl says so, GPU MODE shapes 0-1 -2..-3%; elsewhere the pre-pass blocks may
-  // park, crowded, on the few SMs the previous GEMM leaves idle: shapes 2-3 +4..8% with the edge).
+  // park, crowded, on the few SMs the previous GEMM leaves idle: shapes 2-3 +4..8% with the edge,
+  // unless pre.dynamic_smem_bytes pads them to two a SM: then -5..-8%, run 117).
   bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
   // The token pre-pass runs inside the main kernel (RunnerOptions::fuse_token_prepass): no
