@@ -298,7 +298,9 @@ TEST(PackTilesTest, EveryTileOnceAndBalanced) {
       for (int i = p.begin[b]; i < p.begin[b + 1]; ++i) {
         ++seen[p.tiles[i]];
         load += cost[p.tiles[i]];
-        if (i > p.begin[b]) EXPECT_LE(cost[p.tiles[i]], cost[p.tiles[i - 1]]);
+        if (i > p.begin[b]) {
+          EXPECT_LE(cost[p.tiles[i]], cost[p.tiles[i - 1]]);
+        }
       }
       makespan = std::max(makespan, load);
     }

@@ -314,7 +314,9 @@ TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
   const auto& p = *reinterpret_cast<const sm90::Params<8>*>(plan->params);
   for (int s = 0; s < p.num_groups; ++s) {
     EXPECT_LE(p.info[s].tile_rows, 64) << "slot " << s;
-    if (p.info[s].m == 248) EXPECT_EQ(p.info[s].m_tiles, 4);
+    if (p.info[s].m == 248) {
+      EXPECT_EQ(p.info[s].m_tiles, 4);
+    }
   }
 }
 
@@ -616,7 +618,9 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
     EXPECT_EQ(plan->has_pre(), !c.fused);
     EXPECT_EQ(PreferFusedPrepass(units, static_cast<int>(plan->grid.x)), c.fused);
     EXPECT_TRUE(plan->reads_after_wait) << "fused or not, every role waits (default build)";
-    if (c.fused) EXPECT_TRUE(plan->prefers_pdl);
+    if (c.fused) {
+      EXPECT_TRUE(plan->prefers_pdl);
+    }
   }
   // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
