@@ -34,6 +34,7 @@ absl::StatusOr<DeviceInfo> QueryDevice(int ordinal) {
   info.l2_bytes = prop.l2CacheSize;
   info.max_smem_optin_per_block = static_cast<int>(prop.sharedMemPerBlockOptin);
   info.max_smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+  info.reserved_smem_per_block = static_cast<int>(prop.reservedSharedMemPerBlock);
   ENCORE_RETURN_IF_CUDA_ERROR(cudaDriverGetVersion(&info.driver_version), "cudaDriverGetVersion");
   ENCORE_RETURN_IF_CUDA_ERROR(cudaRuntimeGetVersion(&info.runtime_version),
                               "cudaRuntimeGetVersion");

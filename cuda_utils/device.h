@@ -23,6 +23,7 @@ struct DeviceInfo {
   int l2_bytes = 0;
   int max_smem_optin_per_block = 0;  // bytes a block may use after cudaFuncSetAttribute
   int max_smem_per_sm = 0;
+  int reserved_smem_per_block = 0;  // shared memory the runtime keeps for itself in every block
   int driver_version = 0;  // e.g. 13000
   int runtime_version = 0;
 

@@ -47,6 +47,12 @@ absl::Status CheckKernelsSupport(int cc_major, int cc_minor) {
 
 namespace {
 
+// heuristics.h PrepassPdlPadBytes for a device (the runner's plans and ConfigureKernels' limit).
+int PrepassPadBytes(const DeviceInfo& info) {
+  return PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block,
+                            info.reserved_smem_per_block);
+}
+
 using sm90::GroupInfo;
 using sm90::Params;
 using sm90::TileShape;
@@ -436,10 +442,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         token_workspace_bytes_(options.token_workspace_bytes),
         max_token_workspaces_(options.max_token_workspaces),
         fuse_token_prepass_(options.fuse_token_prepass),
-        prepass_pad_bytes_(options.pad_prepass_for_pdl
-                               ? PrepassPdlPadBytes(info_.max_smem_per_sm,
-                                                    info_.max_smem_optin_per_block)
-                               : 0),
+        prepass_pad_bytes_(options.pad_prepass_for_pdl ? PrepassPadBytes(info_) : 0),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -867,8 +870,7 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   if (current != info.ordinal) {
     ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(info.ordinal), "cudaSetDevice");
   }
-  const cudaError_t configured = sm90::ConfigureKernels(
-      PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block));
+  const cudaError_t configured = sm90::ConfigureKernels(PrepassPadBytes(info));
   if (current != info.ordinal) (void)cudaSetDevice(current);
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");

@@ -184,7 +184,8 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
 }
 
 // Unused dynamic shared memory per pre-pass block that lets at most kPrepassPadBlocksPerSm blocks
-// be resident on one SM (the runtime reserves 1 KB per block): the pre-pass blocks launched early
+// be resident on one SM (each also holds the runtime's `reserved_per_block`, 1 KB on the H200; the
+// pad leaves one more reservation of slack): the pre-pass blocks launched early
 // behind a PDL edge then cannot crowd the few SMs the previous GEMM leaves idle; the rest start on
 // SMs as the GEMM's CTAs leave. 0 where the device facts are missing or cannot bound it.
 // NOTES (run 117, H200, 100 KB a block: 2 per SM; A/B against the unpadded launch without the
@@ -192,12 +193,11 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
 // 14.4-14.5 (the fused kernel: 15.3), one 128-row tile with K = 7168 18.2-18.3 -> 17.2; shape 1
 // (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%).
 inline constexpr int kPrepassPadBlocksPerSm = 2;
-inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block) {
-  if (smem_per_sm <= 0 || smem_optin_per_block <= 0) return 0;
-  constexpr int kReservedPerBlock = 1024;
-  const int pad = smem_per_sm / kPrepassPadBlocksPerSm - 2 * kReservedPerBlock;
+inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int reserved_per_block) {
+  if (smem_per_sm <= 0 || smem_optin_per_block <= 0 || reserved_per_block < 0) return 0;
+  const int pad = smem_per_sm / kPrepassPadBlocksPerSm - 2 * reserved_per_block;
   if (pad > smem_optin_per_block ||
-      (kPrepassPadBlocksPerSm + 1) * (pad + kReservedPerBlock) <= smem_per_sm) {
+      (kPrepassPadBlocksPerSm + 1) * (pad + reserved_per_block) <= smem_per_sm) {
     return 0;
   }
   return pad;

@@ -33,6 +33,9 @@ TEST(Device, FactsComeFromTheDevice) {
   EXPECT_GT(info->sm_count, 0);
   EXPECT_GT(info->l2_bytes, 0);
   EXPECT_GT(info->max_smem_optin_per_block, 48 * 1024);
+  EXPECT_GE(info->max_smem_per_sm, info->max_smem_optin_per_block);
+  EXPECT_GE(info->reserved_smem_per_block, 0);
+  EXPECT_LT(info->reserved_smem_per_block, info->max_smem_per_sm);
   EXPECT_GE(info->cc_major, 7);
 }
 

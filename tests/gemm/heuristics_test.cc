@@ -243,15 +243,17 @@ TEST(PreferFusedPrepassTest, OnlySmallSharesPerCta) {
 }
 
 TEST(PrepassPdlPadBytesTest, AtMostTwoBlocksPerSm) {
-  // H200: 228 KB of shared memory per SM, 227 KB a block at most.
-  const int per_sm = 233472, optin = 232448;
-  const int pad = PrepassPdlPadBytes(per_sm, optin);
+  // H200: 228 KB of shared memory per SM, 227 KB a block at most, 1 KB reserved per block.
+  const int per_sm = 233472, optin = 232448, reserved = 1024;
+  const int pad = PrepassPdlPadBytes(per_sm, optin, reserved);
   EXPECT_EQ(pad, 114688);
-  EXPECT_LE(2 * (pad + 1024), per_sm) << "two blocks fit";
-  EXPECT_GT(3 * (pad + 1024), per_sm) << "three do not";
-  EXPECT_EQ(PrepassPdlPadBytes(0, optin), 0) << "no device facts";
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 0), 0);
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 64 * 1024), 0) << "a block cannot ask for that much";
+  EXPECT_LE(2 * (pad + reserved), per_sm) << "two blocks fit";
+  EXPECT_GT(3 * (pad + reserved), per_sm) << "three do not";
+  EXPECT_EQ(PrepassPdlPadBytes(0, optin, reserved), 0) << "no device facts";
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 0, reserved), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, -1), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 64 * 1024, reserved), 0)
+      << "a block cannot ask for that much";
 }
 
 TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {

@@ -77,12 +77,19 @@ std::vector<GroupProblem> Groups(const std::vector<int>& ms, int n, int k, uintp
   return g;
 }
 
-// A runner without a device on 132 SMs with the fake encoder; `fake_workspace`: the token
-// workspace address its pre-pass plans use (nullptr: none).
+// A runner without a device on 132 SMs (with `smem_facts`, the H200's shared-memory facts too)
+// with the fake encoder; `fake_workspace`: the token workspace address its pre-pass plans use
+// (nullptr: none).
 std::unique_ptr<Nvfp4GroupedGemm> HostRunner(const RunnerOptions& options,
-                                             void* fake_workspace = nullptr) {
+                                             void* fake_workspace = nullptr,
+                                             bool smem_facts = false) {
   DeviceInfo info;
   info.sm_count = 132;
+  if (smem_facts) {
+    info.max_smem_per_sm = 233472;
+    info.max_smem_optin_per_block = 232448;
+    info.reserved_smem_per_block = 1024;
+  }
   DriverApi api;
   api.tensor_map_encode_tiled = &FakeEncode;
   return internal::CreateSm90RunnerWithoutDevice(info, api, options, fake_workspace);
@@ -630,18 +637,11 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
 // that at most two wait on an SM, Run launches them with PDL, and kAuto no longer fuses them.
 TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_TRUE(RunnerOptions{}.pad_prepass_for_pdl);
-  DeviceInfo info;
-  info.sm_count = 132;
-  info.max_smem_per_sm = 233472;
-  info.max_smem_optin_per_block = 232448;
-  DriverApi api;
-  api.tensor_map_encode_tiled = &FakeEncode;
   auto runner = [&](bool pad) {
     RunnerOptions options;
     options.stream_k = false;
     options.pad_prepass_for_pdl = pad;
-    return internal::CreateSm90RunnerWithoutDevice(info, api, options,
-                                                   const_cast<void*>(Addr(kWorkspace)));
+    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
   };
   const auto padded = runner(true);
   const auto unpadded = runner(false);
