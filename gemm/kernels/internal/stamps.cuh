@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/stamp_log.h"
 
 namespace encore::gemm::sm90 {
@@ -21,9 +22,8 @@ static __device__ StampLog* g_stamp_log = nullptr;
 
 __device__ __forceinline__ void WriteStamp(StampLog* log, uint32_t i, StampEvent e, uint32_t tile,
                                            int kb0, int kb1) {
-  uint64_t t;
+  const uint64_t t = GlobalTimerNs();
   uint32_t sm;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   if (i < log->capacity) {
     log->records[i] =
