@@ -65,14 +65,22 @@ constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 // One runner per distinct option set: token pre-pass mode, fusion (RunnerOptions::
 // fuse_token_prepass), forced token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16
 // up to 256), packing, and stream-K cost constants (kSkCosts; [0]: the defaults).
+// Pre-pass padding (RunnerOptions::pad_prepass_for_pdl, prepass_pad_blocks_per_sm,
+// pad_large_prepasses): pad_bound 0 keeps the defaults, -1 turns the padding off.
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
-                         int tile_rows = 0, bool unpacked = false, int sk_costs = 0) {
-  static std::map<std::tuple<int, int, int, bool, int>, std::unique_ptr<Nvfp4GroupedGemm>>
+                         int tile_rows = 0, bool unpacked = false, int sk_costs = 0,
+                         int pad_bound = 0, bool pad_large = false) {
+  static std::map<std::tuple<int, int, int, bool, int, int, bool>,
+                  std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
-  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
-      static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked, sk_costs)];
+  std::unique_ptr<Nvfp4GroupedGemm>& runner =
+      runners[std::make_tuple(static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked,
+                              sk_costs, pad_bound, pad_large)];
   if (runner == nullptr) {
     RunnerOptions options;
+    if (pad_bound < 0) options.pad_prepass_for_pdl = false;
+    if (pad_bound > 0) options.prepass_pad_blocks_per_sm = pad_bound;
+    options.pad_large_prepasses = pad_large;
     options.token_prepass = mode;
     options.fuse_token_prepass = fuse;
     options.token_tile_rows = tile_rows;
@@ -175,6 +183,8 @@ struct CallMode {
   int tile_rows = 0;      // RunnerOptions::token_tile_rows
   bool unpacked = false;  // RunnerOptions::pack_tiles = false
   int sk_costs = 0;       // RunnerOptions::stream_k_costs = kSkCosts[sk_costs]
+  int pad_bound = 0;      // RunnerOptions::prepass_pad_blocks_per_sm (0: default; -1: no padding)
+  bool pad_large = false;  // RunnerOptions::pad_large_prepasses
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -207,6 +217,12 @@ CallMode TileRows(int rows) {
 CallMode Unpacked() {
   CallMode m;
   m.unpacked = true;
+  return m;
+}
+CallMode Padding(int bound, bool large) {
+  CallMode m;
+  m.pad_bound = bound;
+  m.pad_large = large;
   return m;
 }
 CallMode Only(Part part) {  // (unfused: the parts of a call with a pre-kernel)
@@ -278,7 +294,8 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   bool pdl = how.pdl;
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm =
-      Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs);
+      Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs, how.pad_bound,
+             how.pad_large);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -416,6 +433,25 @@ void Register(int sm_count) {
                     KernelKind::kAuto, 15, TileRows(rows));
     }
   }
+  // Pre-pass padding for PDL (RunnerOptions::pad_prepass_for_pdl and its bounds): "<prefix>/
+  // <shape>/auto/nopad" (none), ".../pad<B>" (small pre-passes at B blocks a SM), ".../padlarge"
+  // and ".../padlarge<B>" (every pre-pass behind an edge padded, at least B = 2 or B a SM).
+  auto register_padding = [](const char* prefix, const BenchShape& s, int repetitions) {
+    const std::string base = absl::StrCat(prefix, "/", s.name, "/auto/");
+    RegisterTimed(base + "nopad", s.m, s.n, s.k, KernelKind::kAuto, repetitions, Padding(-1, false));
+    for (int b : {1, 3}) {
+      RegisterTimed(absl::StrCat(base, "pad", b), s.m, s.n, s.k, KernelKind::kAuto, repetitions,
+                    Padding(b, false));
+    }
+    RegisterTimed(base + "padlarge", s.m, s.n, s.k, KernelKind::kAuto, repetitions,
+                  Padding(0, true));
+    for (int b : {1, 3}) {
+      RegisterTimed(absl::StrCat(base, "padlarge", b), s.m, s.n, s.k, KernelKind::kAuto,
+                    repetitions, Padding(b, true));
+    }
+  };
+  for (const BenchShape& s : kShapes) register_padding("gpumode", s, 30);
+  for (const BenchShape& s : kFewTileShapes) register_padding("fewtiles", s, 15);
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, Fused());

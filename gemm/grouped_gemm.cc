@@ -47,10 +47,11 @@ absl::Status CheckKernelsSupport(int cc_major, int cc_minor) {
 
 namespace {
 
-// heuristics.h PrepassPdlPadBytes for a device (the runner's plans and ConfigureKernels' limit).
-int PrepassPadBytes(const DeviceInfo& info) {
+// heuristics.h PrepassPdlPadBytes for a device (the runner's plans; with one block a SM, the
+// largest pad of all: ConfigureKernels' limit).
+int PrepassPadBytes(const DeviceInfo& info, int blocks_per_sm) {
   return PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block,
-                            info.reserved_smem_per_block);
+                            info.reserved_smem_per_block, blocks_per_sm);
 }
 
 using sm90::GroupInfo;
@@ -442,7 +443,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         token_workspace_bytes_(options.token_workspace_bytes),
         max_token_workspaces_(options.max_token_workspaces),
         fuse_token_prepass_(options.fuse_token_prepass),
-        prepass_pad_bytes_(options.pad_prepass_for_pdl ? PrepassPadBytes(info_) : 0),
+        prepass_pad_bytes_(options.pad_prepass_for_pdl
+                               ? PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm)
+                               : 0),
+        prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
+        pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -700,6 +705,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         if (!plan->prefers_pdl && prepass_pad_bytes_ > 0) {  // RunnerOptions::pad_prepass_for_pdl
           plan->pre.dynamic_smem_bytes = static_cast<unsigned>(prepass_pad_bytes_);
           plan->prefers_pdl = true;
+        } else if (plan->prefers_pdl && pad_large_prepasses_) {
+          plan->pre.dynamic_smem_bytes = static_cast<unsigned>(PrepassPadBytes(
+              info_,
+              PrepassSpreadBlocksPerSm(blocks, info_.sm_count, prepass_pad_blocks_per_sm_)));
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
@@ -813,7 +822,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
   const FusePrepass fuse_token_prepass_;
-  const int prepass_pad_bytes_;  // per pre-pass block when padded for PDL (0: never)
+  const int prepass_pad_bytes_;  // per small pre-pass block when padded for PDL (0: never)
+  const int prepass_pad_blocks_per_sm_;
+  const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;
@@ -851,6 +862,11 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
                      sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
                      sm90::TileShape::kMaxBlockM, "]"));
   }
+  if (options.prepass_pad_blocks_per_sm < 1 || options.prepass_pad_blocks_per_sm > 8) {
+    return absl::InvalidArgumentError(absl::StrCat("options.prepass_pad_blocks_per_sm = ",
+                                                   options.prepass_pad_blocks_per_sm,
+                                                   ": must be in [1, 8]"));
+  }
   const StreamKCosts& sk = options.stream_k_costs;
   if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0) {
     return absl::InvalidArgumentError(
@@ -870,7 +886,7 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   if (current != info.ordinal) {
     ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(info.ordinal), "cudaSetDevice");
   }
-  const cudaError_t configured = sm90::ConfigureKernels(PrepassPadBytes(info));
+  const cudaError_t configured = sm90::ConfigureKernels(PrepassPadBytes(info, 1));
   if (current != info.ordinal) (void)cudaSetDevice(current);
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");

@@ -97,6 +97,17 @@ struct RunnerOptions {
   // device's shared memory per SM). Run 117: GPU MODE shapes 2 and 3 -5% / -8%. With it, kAuto
   // does not fuse the pre-pass (the padded pre-pass kernel is faster: shape 3 14.4 vs 15.3 us).
   bool pad_prepass_for_pdl = true;
+  // Blocks per SM the padding of small pre-passes allows (pad_prepass_for_pdl; 1..8, Create
+  // rejects other values). Run 119 (H200): 1 a SM shape 3 -0.2 us but shape 2 +1.1; 3 a SM
+  // slower on shapes 2-3 and decode-like problems.
+  int prepass_pad_blocks_per_sm = 2;
+  // Also pad the pre-passes that launch behind a PDL edge anyway (large ones, or before a GEMM
+  // that leaves no SM idle), to max(prepass_pad_blocks_per_sm, blocks / SMs rounded up) a SM
+  // (heuristics.h PrepassSpreadBlocksPerSm): launched at the previous GEMM's last trigger, their
+  // blocks otherwise pile up to 8 deep on the SMs its first finished CTAs free. Run 119: GPU MODE
+  // shape 1 (256 blocks -> 2 a SM) 55.8 -> 53.1 us; shape 0 (896 -> 7) within noise.
+  // (Only with pad_prepass_for_pdl.)
+  bool pad_large_prepasses = true;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
   // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles

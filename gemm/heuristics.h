@@ -175,7 +175,9 @@ bool PreferPrepass(const Groups& groups, int num_groups) {
 // grid-stride block per SM, the manual build _pgrid: 28.1 / 16.4 with the edge, but 29.4 / 17.6
 // without it and 115 / 62.4 on shapes 0-1.)
 // Where this says no, a runner with RunnerOptions::pad_prepass_for_pdl launches the pre-pass with
-// PDL anyway, its blocks padded (PrepassPdlPadBytes) so that no SM holds more than two of them.
+// PDL anyway, its blocks padded (PrepassPdlPadBytes) so that no SM holds more than two of them;
+// where it says yes, RunnerOptions::pad_large_prepasses pads the blocks to an even spread
+// (PrepassSpreadBlocksPerSm; run 119: shape 1 -4.8%).
 inline constexpr int kPrepassPdlBlocksPerSm = 3;
 inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
   const int idle_in_last_wave = (sm_count - grid % sm_count) % sm_count;
@@ -183,24 +185,39 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
          blocks >= static_cast<long long>(kPrepassPdlBlocksPerSm) * sm_count;
 }
 
-// Unused dynamic shared memory per pre-pass block that lets at most kPrepassPadBlocksPerSm blocks
-// be resident on one SM (each also holds the runtime's `reserved_per_block`, 1 KB on the H200; the
-// pad leaves one more reservation of slack): the pre-pass blocks launched early
-// behind a PDL edge then cannot crowd the few SMs the previous GEMM leaves idle; the rest start on
-// SMs as the GEMM's CTAs leave. 0 where the device facts are missing or cannot bound it.
-// NOTES (run 117, H200, 100 KB a block: 2 per SM; A/B against the unpadded launch without the
+// Unused dynamic shared memory per pre-pass block that lets at most `blocks_per_sm` blocks be
+// resident on one SM (each also holds the runtime's `reserved_per_block`, 1 KB on the H200; the
+// pad leaves one more reservation of slack and is a multiple of 128 bytes): the pre-pass blocks
+// launched early behind a PDL edge then cannot crowd the few SMs the previous GEMM leaves idle;
+// the rest start on SMs as the GEMM's CTAs leave. 0 where the device facts are missing or cannot
+// bound it.
+// NOTES (run 117, H200, 112 KB a block: 2 per SM; A/B against the unpadded launch without the
 // edge, 3 rounds): GPU MODE shape 2 27.2-27.3 -> 25.8-25.9 us, shape 3 (unfused) 15.6-15.8 ->
 // 14.4-14.5 (the fused kernel: 15.3), one 128-row tile with K = 7168 18.2-18.3 -> 17.2; shape 1
 // (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%).
 inline constexpr int kPrepassPadBlocksPerSm = 2;
-inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int reserved_per_block) {
-  if (smem_per_sm <= 0 || smem_optin_per_block <= 0 || reserved_per_block < 0) return 0;
-  const int pad = smem_per_sm / kPrepassPadBlocksPerSm - 2 * reserved_per_block;
-  if (pad > smem_optin_per_block ||
-      (kPrepassPadBlocksPerSm + 1) * (pad + reserved_per_block) <= smem_per_sm) {
+inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int reserved_per_block,
+                              int blocks_per_sm = kPrepassPadBlocksPerSm) {
+  if (smem_per_sm <= 0 || smem_optin_per_block <= 0 || reserved_per_block < 0 ||
+      blocks_per_sm < 1) {
+    return 0;
+  }
+  const int pad = (smem_per_sm / blocks_per_sm - 2 * reserved_per_block) / 128 * 128;
+  if (pad <= 0 || pad > smem_optin_per_block ||
+      static_cast<long long>(blocks_per_sm + 1) * (pad + reserved_per_block) <= smem_per_sm) {
     return 0;
   }
   return pad;
+}
+
+// The bound a pre-pass of `blocks` blocks is padded to when it already launches behind a PDL edge
+// (RunnerOptions::pad_large_prepasses): no fewer than `min_per_sm` a SM, and enough for all blocks
+// to be resident at once, spread evenly over the SMs instead of up to 8 deep on the SMs the
+// previous GEMM frees first.
+inline int PrepassSpreadBlocksPerSm(long long blocks, int sm_count, int min_per_sm) {
+  if (sm_count <= 0) return min_per_sm;
+  const long long even = (blocks + sm_count - 1) / sm_count;
+  return static_cast<int>(std::max<long long>(min_per_sm, std::min<long long>(even, 1 << 20)));
 }
 
 // Whether FusePrepass::kAuto fuses a whole-tile plan's pre-pass into its `grid` CTAs (only on a

@@ -256,6 +256,37 @@ TEST(PrepassPdlPadBytesTest, AtMostTwoBlocksPerSm) {
       << "a block cannot ask for that much";
 }
 
+// Any bound: exactly that many padded blocks fit on an SM, one more does not; the pad is a
+// multiple of 128 bytes and at most what a block may ask for (one a SM: all but two reservations).
+TEST(PrepassPdlPadBytesTest, EveryBoundFitsExactly) {
+  const int per_sm = 233472, optin = 232448, reserved = 1024;
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, 2), PrepassPdlPadBytes(per_sm, optin,
+                                                                               reserved));
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, 1), per_sm - 2 * reserved);
+  for (int b = 1; b <= 8; ++b) {
+    const int pad = PrepassPdlPadBytes(per_sm, optin, reserved, b);
+    ASSERT_GT(pad, 0) << b;
+    EXPECT_EQ(pad % 128, 0) << b;
+    EXPECT_LE(pad, optin) << b;
+    EXPECT_LE(b * (pad + reserved), per_sm) << b << " blocks fit";
+    EXPECT_GT((b + 1) * (pad + reserved), per_sm) << b + 1 << " do not";
+  }
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, 0), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, -1), 0);
+}
+
+// Large pre-passes behind an edge: enough blocks a SM for all of them at once, never fewer than
+// the minimum (GPU MODE shape 0: 896 blocks -> 7 a SM; shape 1: 256 -> 2).
+TEST(PrepassSpreadBlocksPerSmTest, EvenSpreadWithAMinimum) {
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(896, 132, 2), 7);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(256, 132, 2), 2);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(256, 132, 3), 3);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(264, 132, 1), 2);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(265, 132, 1), 3);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(10, 132, 1), 1);
+  EXPECT_EQ(PrepassSpreadBlocksPerSm(10, 0, 2), 2) << "no SM count";
+}
+
 TEST(PrepassPrefersPdlTest, EdgeWhereNoSmIdlesOrThePrepassIsLarge) {
   EXPECT_TRUE(PrepassPrefersPdl(896, 256, 132));
   EXPECT_TRUE(PrepassPrefersPdl(256, 132, 132));

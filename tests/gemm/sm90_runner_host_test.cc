@@ -665,10 +665,15 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
   EXPECT_EQ(plan->pre.dynamic_smem_bytes, 114688u);
   EXPECT_TRUE(plan->prefers_pdl);
-  // GPU MODE shape 0: a large pre-pass already launches with PDL, unpadded.
+  // GPU MODE shape 0: a large pre-pass already launches with PDL; padded only to spread its 896
+  // blocks evenly (7 a SM, RunnerOptions::pad_large_prepasses), none without the padding.
   const std::vector<GroupProblem> s0 = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 7);
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
   ASSERT_TRUE(plan->has_pre());
+  EXPECT_TRUE(plan->prefers_pdl);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes,
+            static_cast<unsigned>(PrepassPdlPadBytes(233472, 232448, 1024, 7)));
+  ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
   EXPECT_TRUE(plan->prefers_pdl);
   EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
   // The padding is part of the launch (graph nodes compare and carry it).
@@ -677,6 +682,68 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_FALSE(a.SameLaunch(b));
   void* slot = nullptr;
   EXPECT_EQ(b.pre.NodeParams(&slot).sharedMemBytes, 4096u);
+}
+
+// RunnerOptions::prepass_pad_blocks_per_sm bounds the small pre-passes' padding; with
+// pad_large_prepasses the pre-passes that launch behind an edge anyway are padded too, to an even
+// spread over the SMs (GPU MODE shape 1: 256 blocks, 2 a SM; shape 0: 896 blocks, 7 a SM).
+TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
+  auto runner = [&](int bound, bool large) {
+    RunnerOptions options;
+    options.stream_k = false;
+    options.prepass_pad_blocks_per_sm = bound;
+    options.pad_large_prepasses = large;
+    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
+  };
+  EXPECT_TRUE(RunnerOptions{}.pad_large_prepasses);
+  EXPECT_EQ(RunnerOptions{}.prepass_pad_blocks_per_sm, 2);
+  auto plan = std::make_unique<LaunchPlan>();
+  const int per_sm = 233472, optin = 232448, reserved = 1024;
+  const std::vector<GroupProblem> s3 = Groups({128, 384}, 4096, 1536, 7);
+  for (int bound : {1, 2, 3}) {
+    ENCORE_ASSERT_OK(
+        runner(bound, false)->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
+    ASSERT_TRUE(plan->has_pre());
+    EXPECT_TRUE(plan->prefers_pdl);
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
+              static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, bound)))
+        << bound;
+  }
+  const std::vector<GroupProblem> s1 =
+      Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 7);
+  const std::vector<GroupProblem> s0 = Groups({80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168, 7);
+  for (bool large : {false, true}) {
+    const auto r = runner(2, large);
+    ENCORE_ASSERT_OK(r->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s1)}, plan.get()));
+    ASSERT_TRUE(plan->has_pre());
+    EXPECT_EQ(plan->pre.grid.x, 256u);
+    EXPECT_TRUE(plan->prefers_pdl);
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
+              large ? static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, 2)) : 0u);
+    ENCORE_ASSERT_OK(r->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
+    ASSERT_TRUE(plan->has_pre());
+    EXPECT_EQ(plan->pre.grid.x, 896u);
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
+              large ? static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, 7)) : 0u);
+  }
+  // Without the padding nothing is padded, large or not.
+  RunnerOptions off;
+  off.stream_k = false;
+  off.pad_prepass_for_pdl = false;
+  off.pad_large_prepasses = true;
+  ENCORE_ASSERT_OK(HostRunner(off, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true)
+                       ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s1)}, plan.get()));
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
+  // Create rejects bounds outside [1, 8] before it looks for a device.
+  for (int bound : {0, 9, -1}) {
+    RunnerOptions o;
+    o.prepass_pad_blocks_per_sm = bound;
+    const auto r = Nvfp4GroupedGemm::Create(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bound;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "prepass_pad_blocks_per_sm"))
+        << r.status();
+  }
 }
 
 TEST_F(Sm90PrepassHostTest, FewWeightTilesConvertInKernel) {
