@@ -69,7 +69,7 @@ constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 // pad_large_prepasses): pad_bound 0 keeps the defaults, -1 turns the padding off.
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
                          int tile_rows = 0, bool unpacked = false, int sk_costs = 0,
-                         int pad_bound = 0, bool pad_large = false) {
+                         int pad_bound = 0, bool pad_large = true) {
   static std::map<std::tuple<int, int, int, bool, int, int, bool>,
                   std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
@@ -184,7 +184,7 @@ struct CallMode {
   bool unpacked = false;  // RunnerOptions::pack_tiles = false
   int sk_costs = 0;       // RunnerOptions::stream_k_costs = kSkCosts[sk_costs]
   int pad_bound = 0;      // RunnerOptions::prepass_pad_blocks_per_sm (0: default; -1: no padding)
-  bool pad_large = false;  // RunnerOptions::pad_large_prepasses
+  bool pad_large = true;  // RunnerOptions::pad_large_prepasses
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -434,21 +434,18 @@ void Register(int sm_count) {
     }
   }
   // Pre-pass padding for PDL (RunnerOptions::pad_prepass_for_pdl and its bounds): "<prefix>/
-  // <shape>/auto/nopad" (none), ".../pad<B>" (small pre-passes at B blocks a SM), ".../padlarge"
-  // and ".../padlarge<B>" (every pre-pass behind an edge padded, at least B = 2 or B a SM).
+  // <shape>/auto/nopad" (none), ".../pad<B>" (small pre-passes at B blocks a SM), ".../smallpad"
+  // (only the small pre-passes padded: pad_large_prepasses off, the default before run 119).
   auto register_padding = [](const char* prefix, const BenchShape& s, int repetitions) {
     const std::string base = absl::StrCat(prefix, "/", s.name, "/auto/");
-    RegisterTimed(base + "nopad", s.m, s.n, s.k, KernelKind::kAuto, repetitions, Padding(-1, false));
+    RegisterTimed(base + "nopad", s.m, s.n, s.k, KernelKind::kAuto, repetitions,
+                  Padding(-1, false));
     for (int b : {1, 3}) {
       RegisterTimed(absl::StrCat(base, "pad", b), s.m, s.n, s.k, KernelKind::kAuto, repetitions,
-                    Padding(b, false));
+                    Padding(b, true));
     }
-    RegisterTimed(base + "padlarge", s.m, s.n, s.k, KernelKind::kAuto, repetitions,
-                  Padding(0, true));
-    for (int b : {1, 3}) {
-      RegisterTimed(absl::StrCat(base, "padlarge", b), s.m, s.n, s.k, KernelKind::kAuto,
-                    repetitions, Padding(b, true));
-    }
+    RegisterTimed(base + "smallpad", s.m, s.n, s.k, KernelKind::kAuto, repetitions,
+                  Padding(0, false));
   };
   for (const BenchShape& s : kShapes) register_padding("gpumode", s, 30);
   for (const BenchShape& s : kFewTileShapes) register_padding("fewtiles", s, 15);
