@@ -434,13 +434,13 @@ void Register(int sm_count) {
     }
   }
   // Pre-pass padding for PDL (RunnerOptions::pad_prepass_for_pdl and its bounds): "<prefix>/
-  // <shape>/auto/nopad" (none), ".../pad<B>" (small pre-passes at B blocks a SM), ".../smallpad"
-  // (only the small pre-passes padded: pad_large_prepasses off, the default before run 119).
+  // <shape>/auto/nopad" (none), ".../pad<B>" (at least B blocks a SM; the default: 1),
+  // ".../smallpad" (only the small pre-passes padded: pad_large_prepasses off, as before run 119).
   auto register_padding = [](const char* prefix, const BenchShape& s, int repetitions) {
     const std::string base = absl::StrCat(prefix, "/", s.name, "/auto/");
     RegisterTimed(base + "nopad", s.m, s.n, s.k, KernelKind::kAuto, repetitions,
                   Padding(-1, false));
-    for (int b : {1, 3}) {
+    for (int b : {2, 3}) {
       RegisterTimed(absl::StrCat(base, "pad", b), s.m, s.n, s.k, KernelKind::kAuto, repetitions,
                     Padding(b, true));
     }

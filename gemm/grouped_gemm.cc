@@ -702,13 +702,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
         plan->prefers_pdl = PrepassPrefersPdl(blocks, grid, info_.sm_count);
-        if (!plan->prefers_pdl && prepass_pad_bytes_ > 0) {  // RunnerOptions::pad_prepass_for_pdl
-          plan->pre.dynamic_smem_bytes = static_cast<unsigned>(prepass_pad_bytes_);
-          plan->prefers_pdl = true;
-        } else if (plan->prefers_pdl && pad_large_prepasses_) {
+        // RunnerOptions::pad_prepass_for_pdl: a small pre-pass goes behind a PDL edge too; it and
+        // (pad_large_prepasses) one behind an edge anyway get blocks padded to an even spread.
+        const bool pad = plan->prefers_pdl ? pad_large_prepasses_ : prepass_pad_bytes_ > 0;
+        if (pad) {
           plan->pre.dynamic_smem_bytes = static_cast<unsigned>(PrepassPadBytes(
               info_,
               PrepassSpreadBlocksPerSm(blocks, info_.sm_count, prepass_pad_blocks_per_sm_)));
+          plan->prefers_pdl = plan->pre.dynamic_smem_bytes > 0 || plan->prefers_pdl;
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
@@ -822,7 +823,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
   const FusePrepass fuse_token_prepass_;
-  const int prepass_pad_bytes_;  // per small pre-pass block when padded for PDL (0: never)
+  // The largest pad (at prepass_pad_blocks_per_sm a SM): 0 when small pre-passes are never padded
+  // (no padding asked for, or device facts that cannot bound the blocks).
+  const int prepass_pad_bytes_;
   const int prepass_pad_blocks_per_sm_;
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
   const bool has_device_;

@@ -93,19 +93,21 @@ struct RunnerOptions {
   FusePrepass fuse_token_prepass = FusePrepass::kAuto;
   // A pre-pass plan whose pre-pass would launch without PDL (heuristics.h PrepassPrefersPdl: a
   // small pre-pass before a GEMM that leaves SMs idle) launches with PDL and its pre-pass blocks
-  // padded with unused shared memory, at most two a SM (heuristics.h PrepassPdlPadBytes, from the
-  // device's shared memory per SM). Run 117: GPU MODE shapes 2 and 3 -5% / -8%. With it, kAuto
-  // does not fuse the pre-pass (the padded pre-pass kernel is faster: shape 3 14.4 vs 15.3 us).
+  // padded with unused shared memory, a few a SM (prepass_pad_blocks_per_sm; heuristics.h
+  // PrepassPdlPadBytes, from the device's shared memory per SM). Run 117 (two a SM): GPU MODE
+  // shapes 2 and 3 -5% / -8%. With it, kAuto does not fuse the pre-pass (the padded pre-pass
+  // kernel is faster: shape 3 14.4 vs 15.3 us).
   bool pad_prepass_for_pdl = true;
-  // Blocks per SM the padding of small pre-passes allows (pad_prepass_for_pdl; 1..8, Create
-  // rejects other values). Run 119 (H200): 1 a SM shape 3 -0.2 us but shape 2 +1.1; 3 a SM
-  // slower on shapes 2-3 and decode-like problems.
-  int prepass_pad_blocks_per_sm = 2;
+  // A padded pre-pass's blocks per SM: max(prepass_pad_blocks_per_sm, blocks / SMs rounded up),
+  // an even spread (heuristics.h PrepassSpreadBlocksPerSm; 1..8, Create rejects other values).
+  // Run 119 (H200, small pre-passes at a fixed bound): 1 a SM GPU MODE shape 3 (96 blocks) 14.4 ->
+  // 14.2 us and decode8 -0.1, but shape 2 (256 blocks: two waves at 1 a SM) +1.1 us, which its
+  // spread of 2 a SM avoids; 3 a SM slower on shapes 2-3 and decode8.
+  int prepass_pad_blocks_per_sm = 1;
   // Also pad the pre-passes that launch behind a PDL edge anyway (large ones, or before a GEMM
-  // that leaves no SM idle), to max(prepass_pad_blocks_per_sm, blocks / SMs rounded up) a SM
-  // (heuristics.h PrepassSpreadBlocksPerSm): launched at the previous GEMM's last trigger, their
-  // blocks otherwise pile up to 8 deep on the SMs its first finished CTAs free. Run 119: GPU MODE
-  // shape 1 (256 blocks -> 2 a SM) 55.8 -> 53.1 us; shape 0 (896 -> 7) within noise.
+  // that leaves no SM idle): launched at the previous GEMM's last trigger, their blocks otherwise
+  // pile up to 8 deep on the SMs its first finished CTAs free. Runs 119-120: GPU MODE shape 1
+  // (256 blocks -> 2 a SM) 55.4-55.8 -> 52.8-53.1 us; shape 0 (896 -> 7) within noise.
   // (Only with pad_prepass_for_pdl.)
   bool pad_large_prepasses = true;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:

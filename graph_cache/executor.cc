@@ -423,13 +423,15 @@ gemm::LaunchPlan* GraphExecutor::ScratchPlanLocked(size_t i) {
 
 // The plan side of "may node i > 0 of a multi-call graph sit behind a programmatic edge" (the
 // other side: its early reads meet no output of the graph, early_reads_).
-// NOTES: not in front of a plan with a pre-kernel (the unfused token pre-pass): run 51 measured
-// such edges 11-16% slower on GPU MODE shapes 2-3 (batch graph vs per-call graphs; the kernel
-// benchmark's auto/pdl: +15-25%), while edges in front of single-kernel plans gained (tiny -28%,
-// fused pre-pass -1..-3%).
+// NOTES: in front of a plan with a pre-kernel (the unfused token pre-pass) only where the plan
+// prefers PDL (LaunchPlan::prefers_pdl: a large pre-pass, or one padded so that its blocks cannot
+// crowd the few SMs the previous GEMM leaves idle, RunnerOptions::pad_prepass_for_pdl): run 51
+// measured unpadded edges there 11-16% slower on GPU MODE shapes 2-3 (batch graph vs per-call
+// graphs; the kernel benchmark's auto/pdl: +15-25%), while edges in front of single-kernel plans
+// gained (tiny -28%, fused pre-pass -1..-3%).
 namespace {
 bool PlanTakesPdlEdge(const gemm::LaunchPlan& plan) {
-  return plan.supports_pdl && !plan.has_pre();
+  return plan.supports_pdl && (!plan.has_pre() || plan.prefers_pdl);
 }
 }  // namespace
 

@@ -37,11 +37,11 @@
 //       variants and the guard allows ──▶ Create a new variant V(k+1) for B
 //     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
-//       has another kernel function, or lacks PDL support or has a pre-kernel where the node
-//       has a programmatic edge, or a node with a programmatic edge would read early what a call
-//       of the graph writes, Vi is dropped and Create runs instead. A failed patch or launch drops
-//       Vi and the call runs directly (kPatchFailed / kLaunchFailed). A variant is never launched
-//       with bindings other than the call's.
+//       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer
+//       PDL for where the node has a programmatic edge, or a node with a programmatic edge would
+//       read early what a call of the graph writes, Vi is dropped and Create runs instead. A
+//       failed patch or launch drops Vi and the call runs directly (kPatchFailed /
+//       kLaunchFailed). A variant is never launched with bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
 //       its graph); an entry whose last variant goes ─▶ Unseen.
 //

@@ -64,7 +64,8 @@ struct ExecutorOptions {
   // Dynamic-M key buckets (see signature.h: the launch is always planned for the exact m).
   MBucketPolicy m_bucket;
   // Programmatic dependent launch between consecutive nodes of multi-kernel graphs, for nodes
-  // whose LaunchPlan::supports_pdl, that have no pre-kernel (measured slower behind an edge: see
+  // whose LaunchPlan::supports_pdl, that have no pre-kernel or one they prefer PDL for
+  // (LaunchPlan::prefers_pdl: unpadded small pre-passes measured slower behind an edge, see
   // executor.cc) and whose early reads (weights, weight scales, dynamic M) do not overlap an
   // output of the graph's calls (internal/early_reads.h).
   bool use_pdl = true;

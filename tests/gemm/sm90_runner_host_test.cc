@@ -634,7 +634,8 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
 
 // With the device's shared-memory facts the runner pads small pre-passes for PDL
 // (RunnerOptions::pad_prepass_for_pdl, the default): their blocks ask for unused shared memory so
-// that at most two wait on an SM, Run launches them with PDL, and kAuto no longer fuses them.
+// that they spread evenly over the SMs (no more a SM than needed, at least one), Run launches them
+// with PDL, and kAuto no longer fuses them.
 TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_TRUE(RunnerOptions{}.pad_prepass_for_pdl);
   auto runner = [&](bool pad) {
@@ -646,17 +647,18 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   const auto padded = runner(true);
   const auto unpadded = runner(false);
   auto plan = std::make_unique<LaunchPlan>();
-  // GPU MODE shape 3: a small pre-pass (96 blocks) before 128 CTAs.
+  // GPU MODE shape 3: a small pre-pass (96 blocks) before 128 CTAs: one block a SM.
   const std::vector<GroupProblem> s3 = Groups({128, 384}, 4096, 1536, 7);
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
   ASSERT_TRUE(plan->has_pre()) << "kAuto does not fuse a padded pre-pass";
   EXPECT_FALSE(plan->fused_pre);
-  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 114688u);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 233472u - 2 * 1024u);
   EXPECT_TRUE(plan->prefers_pdl);
   EXPECT_TRUE(plan->reads_after_wait);
   ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
   EXPECT_TRUE(plan->fused_pre) << "without the padding kAuto fuses it, as before";
-  // GPU MODE shape 2 without padding: the pre-pass launches without PDL.
+  // GPU MODE shape 2 (256 blocks: two a SM when padded); without padding the pre-pass launches
+  // without PDL.
   const std::vector<GroupProblem> s2 = Groups({192, 320}, 3072, 4096, 7);
   ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
   ASSERT_TRUE(plan->has_pre());
@@ -696,7 +698,7 @@ TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
     return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
   };
   EXPECT_TRUE(RunnerOptions{}.pad_large_prepasses);
-  EXPECT_EQ(RunnerOptions{}.prepass_pad_blocks_per_sm, 2);
+  EXPECT_EQ(RunnerOptions{}.prepass_pad_blocks_per_sm, 1);
   auto plan = std::make_unique<LaunchPlan>();
   const int per_sm = 233472, optin = 232448, reserved = 1024;
   const std::vector<GroupProblem> s3 = Groups({128, 384}, 4096, 1536, 7);

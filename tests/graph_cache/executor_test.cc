@@ -758,8 +758,8 @@ TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
 }
 
 // Plans with a pre-kernel (the unfused token pre-pass) get no programmatic edge in front of them
-// (measured slower, run 51); a variant captured with an edge is re-created, not patched, when a
-// call's plan gains one.
+// unless they prefer PDL (unpadded small pre-passes: measured slower, run 51); a variant captured
+// with an edge is re-created, not patched, when a call's plan gains one.
 TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
   ExecutorOptions o;
   o.min_repeats = 1;
@@ -781,6 +781,11 @@ TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
   EXPECT_EQ(exec_->counters().captures, 2u);  // re-created
   EXPECT_EQ(exec_->counters().patches, 0u);
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false, false}));
+  // A pre-kernel plan that prefers PDL (a padded or large token pre-pass) takes the edge.
+  gemm_.SetPreKernel(&kPreTag, /*prefers_pdl=*/true);
+  exec_->Clear();
+  ENCORE_ASSERT_OK(exec_->RunBatch(rebound, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   gemm_.SetPreKernel(nullptr);
 }
 

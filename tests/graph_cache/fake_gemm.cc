@@ -79,6 +79,7 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   plan->params_bytes = sizeof(FakeParams);
   std::memcpy(plan->params, &params, sizeof(FakeParams));
   plan->pre.function = pre_kernel_.load();
+  plan->prefers_pdl = plan->pre.function == nullptr || pre_prefers_pdl_.load();
   return absl::OkStatus();
 }
 

@@ -55,8 +55,12 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   // Test hooks.
   void FailNextLaunches(int n) { fail_launches_.store(n); }
   // Plans prepared from now on carry a pre-kernel with this function (a tag; never launched in
-  // host mode); nullptr: none.
-  void SetPreKernel(const void* tag) { pre_kernel_.store(tag); }
+  // host mode); nullptr: none. `prefers_pdl`: LaunchPlan::prefers_pdl of those plans (a padded or
+  // large token pre-pass).
+  void SetPreKernel(const void* tag, bool prefers_pdl = false) {
+    pre_prefers_pdl_.store(prefers_pdl);
+    pre_kernel_.store(tag);
+  }
   int64_t prepares() const { return prepares_.load(); }
   // The stream the last Prepare was for.
   cudaStream_t last_prepare_stream() const { return last_prepare_stream_.load(); }
@@ -68,6 +72,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   int64_t auto_threshold_;
   mutable std::atomic<int> fail_launches_{0};
   std::atomic<const void*> pre_kernel_{nullptr};
+  std::atomic<bool> pre_prefers_pdl_{false};
   std::atomic<int64_t> prepares_{0};
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
   mutable std::atomic<int64_t> launches_{0};
