@@ -17,7 +17,7 @@ benchmarks/BUILD and tests/gemm/BUILD (the binaries that include the parameter h
 # width 64).
 # (No build for ncu's source view: every build passes -lineinfo, tools/cuda.bzl; run 78 used the
 # default one.) Flags other than -D reach nvcc only, not the runner.
-# The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none compute wrong results
+# The _exp_* builds are for measurement only: _exp_notok/_exp_nowgt/_exp_none/_exp_epi* compute wrong results
 # on purpose (they remove one part of the work to measure what it costs); _exp_stamps computes the
 # right results and appends %globaltimer stamps of kernel events to a device log
 # (kernels/internal/stamps.cuh; the benchmark's stamps/ family prints each call's time line).
@@ -41,6 +41,9 @@ SM90_EXPERIMENTS = [
         "-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1",
         "-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1",
     ]),
+    # The persistent and stream-K kernels' epilogue without its copy-out (stmatrix and one barrier
+    # a chunk: what the consumers would keep if other warps stored C; run 123).
+    ("_exp_epi1", ["-DENCORE_SM90_EXP_EPILOGUE=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -57,6 +60,7 @@ SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUF
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 
 # The manual builds whose kernels compute the right results (each gets a kernel test target in
-# tests/gemm/BUILD); the _exp_notok / _exp_nowgt / _exp_none builds skip work on purpose.
-SM90_WRONG_ON_PURPOSE = ["_exp_notok", "_exp_nowgt", "_exp_none"]
+# tests/gemm/BUILD); the _exp_notok / _exp_nowgt / _exp_none / _exp_epi* builds skip work on
+# purpose.
+SM90_WRONG_ON_PURPOSE = ["_exp_notok", "_exp_nowgt", "_exp_none", "_exp_epi1"]
 SM90_TESTED_SUFFIXES = [s for s in SM90_MANUAL_SUFFIXES if s not in SM90_WRONG_ON_PURPOSE]

@@ -128,6 +128,7 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
       StMatrixX4Trans(addr0, r[0], r[1], r[2], r[3]);
       StMatrixX4Trans(addr1, r[4], r[5], r[6], r[7]);
       NamedBarrierSync(1 + cw, 128);
+      if constexpr (ENCORE_SM90_EXP_EPILOGUE == 1 && !kPackFirst) continue;
 #pragma unroll
       for (int h = 0; h < T::kEpilogueRows * 8 / 128; ++h) {
         const int row = row0 + 16 * h;
