@@ -175,9 +175,9 @@ bool PreferPrepass(const Groups& groups, int num_groups) {
 // grid-stride block per SM, the manual build _pgrid: 28.1 / 16.4 with the edge, but 29.4 / 17.6
 // without it and 115 / 62.4 on shapes 0-1.)
 // Where this says no, a runner with RunnerOptions::pad_prepass_for_pdl launches the pre-pass with
-// PDL anyway, its blocks padded (PrepassPdlPadBytes) so that no SM holds more than two of them;
-// where it says yes, RunnerOptions::pad_large_prepasses pads the blocks to an even spread
-// (PrepassSpreadBlocksPerSm; run 119: shape 1 -4.8%).
+// PDL anyway, its blocks padded (PrepassPdlPadBytes) to an even spread over the SMs
+// (PrepassSpreadBlocksPerSm); where it says yes, RunnerOptions::pad_large_prepasses pads them the
+// same way (run 119: shape 1 -4.8%).
 inline constexpr int kPrepassPdlBlocksPerSm = 3;
 inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
   const int idle_in_last_wave = (sm_count - grid % sm_count) % sm_count;
@@ -194,10 +194,11 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
 // NOTES (run 117, H200, 112 KB a block: 2 per SM; A/B against the unpadded launch without the
 // edge, 3 rounds): GPU MODE shape 2 27.2-27.3 -> 25.8-25.9 us, shape 3 (unfused) 15.6-15.8 ->
 // 14.4-14.5 (the fused kernel: 15.3), one 128-row tile with K = 7168 18.2-18.3 -> 17.2; shape 1
-// (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%).
-inline constexpr int kPrepassPadBlocksPerSm = 2;
+// (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%). Runs
+// 119-121: the bound as an even spread (PrepassSpreadBlocksPerSm) for every pre-pass behind an
+// edge.
 inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int reserved_per_block,
-                              int blocks_per_sm = kPrepassPadBlocksPerSm) {
+                              int blocks_per_sm) {
   if (smem_per_sm <= 0 || smem_optin_per_block <= 0 || reserved_per_block < 0 ||
       blocks_per_sm < 1) {
     return 0;
@@ -210,10 +211,10 @@ inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int res
   return pad;
 }
 
-// The bound a pre-pass of `blocks` blocks is padded to when it already launches behind a PDL edge
-// (RunnerOptions::pad_large_prepasses): no fewer than `min_per_sm` a SM, and enough for all blocks
-// to be resident at once, spread evenly over the SMs instead of up to 8 deep on the SMs the
-// previous GEMM frees first.
+// The blocks per SM a padded pre-pass of `blocks` blocks is bounded to (RunnerOptions::
+// pad_prepass_for_pdl, pad_large_prepasses): no fewer than `min_per_sm`
+// (RunnerOptions::prepass_pad_blocks_per_sm), and enough for all blocks to be resident at once,
+// spread evenly over the SMs instead of up to 8 deep on the SMs the previous GEMM frees first.
 inline int PrepassSpreadBlocksPerSm(long long blocks, int sm_count, int min_per_sm) {
   if (sm_count <= 0) return min_per_sm;
   const long long even = (blocks + sm_count - 1) / sm_count;

@@ -686,9 +686,10 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_EQ(b.pre.NodeParams(&slot).sharedMemBytes, 4096u);
 }
 
-// RunnerOptions::prepass_pad_blocks_per_sm bounds the small pre-passes' padding; with
-// pad_large_prepasses the pre-passes that launch behind an edge anyway are padded too, to an even
-// spread over the SMs (GPU MODE shape 1: 256 blocks, 2 a SM; shape 0: 896 blocks, 7 a SM).
+// Padded pre-passes spread evenly over the SMs, at least RunnerOptions::prepass_pad_blocks_per_sm
+// a SM (GPU MODE shape 3's 96 blocks: exactly the minimum); with pad_large_prepasses the
+// pre-passes that launch behind an edge anyway are padded too (GPU MODE shape 1: 256 blocks, 2 a
+// SM; shape 0: 896 blocks, 7 a SM).
 TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
   auto runner = [&](int bound, bool large) {
     RunnerOptions options;
