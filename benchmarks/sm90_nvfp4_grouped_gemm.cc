@@ -66,16 +66,17 @@ constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 // fuse_token_prepass), forced token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16
 // up to 256), packing, and stream-K cost constants (kSkCosts; [0]: the defaults).
 // Pre-pass padding (RunnerOptions::pad_prepass_for_pdl, prepass_pad_blocks_per_sm,
-// pad_large_prepasses): pad_bound 0 keeps the defaults, -1 turns the padding off.
+// pad_large_prepasses): pad_bound 0 keeps the defaults, -1 turns the padding off. `instance` > 0:
+// another runner with the same options (its own workspaces), to see what placement alone moves.
 Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
                          int tile_rows = 0, bool unpacked = false, int sk_costs = 0,
-                         int pad_bound = 0, bool pad_large = true) {
-  static std::map<std::tuple<int, int, int, bool, int, int, bool>,
+                         int pad_bound = 0, bool pad_large = true, int instance = 0) {
+  static std::map<std::tuple<int, int, int, bool, int, int, bool, int>,
                   std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner =
       runners[std::make_tuple(static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked,
-                              sk_costs, pad_bound, pad_large)];
+                              sk_costs, pad_bound, pad_large, instance)];
   if (runner == nullptr) {
     RunnerOptions options;
     if (pad_bound < 0) options.pad_prepass_for_pdl = false;
@@ -185,6 +186,7 @@ struct CallMode {
   int sk_costs = 0;       // RunnerOptions::stream_k_costs = kSkCosts[sk_costs]
   int pad_bound = 0;      // RunnerOptions::prepass_pad_blocks_per_sm (0: default; -1: no padding)
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
+  int instance = 0;       // > 0: another runner with the same options
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -295,7 +297,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm =
       Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs, how.pad_bound,
-             how.pad_large);
+             how.pad_large, how.instance);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
@@ -448,6 +450,16 @@ void Register(int sm_count) {
                   Padding(0, false));
   };
   for (const BenchShape& s : kShapes) register_padding("gpumode", s, 30);
+  // The default options on other runner instances (their own workspaces): "gpumode/<shape>/auto/
+  // inst<I>" (run 126: what runner-instance placement alone moves).
+  for (const BenchShape& s : kShapes) {
+    for (int i = 1; i <= 4; ++i) {
+      CallMode how;
+      how.instance = i;
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/inst", i), s.m, s.n, s.k,
+                    KernelKind::kAuto, 30, how);
+    }
+  }
   for (const BenchShape& s : kFewTileShapes) register_padding("fewtiles", s, 15);
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/fused"), s.m, s.n, s.k,
