@@ -163,13 +163,25 @@ __device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, 
   }
 }
 
+// NOTES: the stamps build (_exp_stamps) bounds the kernel to 8 blocks an SM (sm_90's 2048 threads:
+// 32 registers, as the plain build uses; the stamps' pointer and branches then spill 16 bytes a
+// thread); at the 40 registers it takes otherwise only 6 fit, so the padded 896-block pre-pass of
+// GPU MODE shape 0 (7 a SM) ran in two waves there (run 125).
+#if ENCORE_SM90_EXP_STAMPS
+inline constexpr int kSm90ThreadsPerSm = 2048;
+#define ENCORE_SM90_PREPASS_BOUNDS \
+  __launch_bounds__(kPrepassThreads, kSm90ThreadsPerSm / kPrepassThreads)
+#else
+#define ENCORE_SM90_PREPASS_BOUNDS __launch_bounds__(kPrepassThreads)
+#endif
 template <int kGroups>
-__global__ void __launch_bounds__(kPrepassThreads)
+__global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
-  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassEntry);
+  // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
+  if (threadIdx.x == 0) StampTimeAt(0);
   GridDependencyWait();
   GridDependentsLaunch();
-  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassWaited);
+  if (threadIdx.x == 0) StampTimeAt(1);
   if constexpr (kPrepassGridStride) {
     PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(blockIdx.x),
                                                   static_cast<int>(gridDim.x),
@@ -180,7 +192,12 @@ __global__ void __launch_bounds__(kPrepassThreads)
     if (u >= p.units) return;
     PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
   }
-  if (threadIdx.x == 0) Stamp(StampEvent::kPrepassDone);
+  if (threadIdx.x == 0) {
+    StampTimeAt(2);
+    StampDeferred({StampEvent::kPrepassEntry, StampEvent::kPrepassWaited, StampEvent::kPrepassDone});
+  }
 }
+
+#undef ENCORE_SM90_PREPASS_BOUNDS
 
 }  // namespace encore::gemm::sm90

@@ -449,7 +449,9 @@ TEST(Sm90KernelResourcesTest, NoKernelUsesLocalMemory) {
   ASSERT_NE(pre, nullptr);
   cudaFuncAttributes attr;
   ASSERT_EQ(cudaFuncGetAttributes(&attr, pre), cudaSuccess);
-  EXPECT_EQ(attr.localSizeBytes, 0u) << "token pre-pass";
+  // (The measurement build _exp_stamps bounds the pre-pass to 8 blocks an SM, where its stamps
+  // spill 16 bytes a thread: sm90_nvfp4_token_prepass.cuh NOTES.)
+  EXPECT_LE(attr.localSizeBytes, ENCORE_SM90_EXP_STAMPS ? 16u : 0u) << "token pre-pass";
 }
 
 // A packed persistent schedule (heuristics.h PackTiles: a static tile list per CTA) computes the

@@ -20,9 +20,8 @@ namespace encore::gemm::sm90 {
 // NOTES: one log pointer per translation unit (static): SetStampLog sets both .cu files' copies.
 static __device__ StampLog* g_stamp_log = nullptr;
 
-__device__ __forceinline__ void WriteStamp(StampLog* log, uint32_t i, StampEvent e, uint32_t tile,
-                                           int kb0, int kb1) {
-  const uint64_t t = GlobalTimerNs();
+__device__ __forceinline__ void WriteStampAt(StampLog* log, uint32_t i, uint64_t t, StampEvent e,
+                                             uint32_t tile, int kb0, int kb1) {
   uint32_t sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   if (i < log->capacity) {
@@ -31,12 +30,30 @@ __device__ __forceinline__ void WriteStamp(StampLog* log, uint32_t i, StampEvent
                     tile, static_cast<uint16_t>(kb0),           static_cast<uint16_t>(kb1)};
   }
 }
+__device__ __forceinline__ void WriteStamp(StampLog* log, uint32_t i, StampEvent e, uint32_t tile,
+                                           int kb0, int kb1) {
+  WriteStampAt(log, i, GlobalTimerNs(), e, tile, kb0, kb1);
+}
 
-// A stamp that takes its slot from the log's counter (the pre-pass kernel's few stamps a block).
-__device__ __forceinline__ void Stamp(StampEvent e) {
+// The pre-pass kernel's stamps: thread 0 keeps each event's time in shared memory
+// (StampTimeAt) and records them all after the block's work with one atomic on the log's counter
+// (StampDeferred). NOTES: with an atomic per stamp taken before the timer (run 125), shape 0's 896
+// blocks x 3 stamps queued at the L2: block entries appeared spread over 14 us and each stamp
+// delayed its thread's unit; keeping the times in registers cost the kernel spills at the 32
+// registers that 8 blocks an SM allow.
+__device__ __forceinline__ uint64_t* BlockStampTimes() {
+  __shared__ uint64_t times[4];
+  return times;
+}
+__device__ __forceinline__ void StampTimeAt(int k) { BlockStampTimes()[k] = GlobalTimerNs(); }
+template <int kN>
+__device__ __forceinline__ void StampDeferred(const StampEvent (&e)[kN]) {
+  static_assert(kN <= 4, "four times a block");
   StampLog* log = g_stamp_log;
   if (log == nullptr) return;
-  WriteStamp(log, atomicAdd(&log->count, 1u), e, kNoTile, 0, 0);
+  const uint32_t i = atomicAdd(&log->count, static_cast<uint32_t>(kN));
+#pragma unroll
+  for (int k = 0; k < kN; ++k) WriteStampAt(log, i + k, BlockStampTimes()[k], e[k], kNoTile, 0, 0);
 }
 
 // The GEMM CTA's stamps: StampCtaBegin (thread 0, before the CTA's first barrier) reserves
@@ -67,7 +84,9 @@ __device__ __forceinline__ void StampCta(StampEvent e, uint32_t tile = kNoTile, 
   if (k < kCtaStampSlots) WriteStamp(log, st[0] + k, e, tile, kb0, kb1);
 }
 #else
-__device__ __forceinline__ void Stamp(StampEvent) {}
+__device__ __forceinline__ void StampTimeAt(int) {}
+template <int kN>
+__device__ __forceinline__ void StampDeferred(const StampEvent (&)[kN]) {}
 __device__ __forceinline__ void StampCtaBegin(StampEvent) {}
 __device__ __forceinline__ void StampCta(StampEvent, uint32_t = kNoTile, int = 0, int = 0) {}
 #endif
