@@ -187,6 +187,7 @@ struct CallMode {
   int pad_bound = 0;      // RunnerOptions::prepass_pad_blocks_per_sm (0: default; -1: no padding)
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
   int instance = 0;       // > 0: another runner with the same options
+  int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
 };
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
@@ -294,6 +295,13 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
                  int n, int k, KernelKind kind, const CallMode& how) {
   const Part part = how.part;
   bool pdl = how.pdl;
+  // (CallMode::input_shift_mb: moves where the input sets land, held until the batches are timed)
+  DeviceBuffer shift;
+  if (how.input_shift_mb > 0) {
+    auto b = DeviceBuffer::Create(static_cast<size_t>(how.input_shift_mb) << 20);
+    Check(b.status());
+    shift = std::move(*b);
+  }
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
   Nvfp4GroupedGemm* gemm =
       Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs, how.pad_bound,
@@ -451,12 +459,20 @@ void Register(int sm_count) {
   };
   for (const BenchShape& s : kShapes) register_padding("gpumode", s, 30);
   // The default options on other runner instances (their own workspaces): "gpumode/<shape>/auto/
-  // inst<I>" (run 126: what runner-instance placement alone moves).
+  // inst<I>" (run 126: what runner-instance placement alone moves); the default runner with the
+  // input sets allocated after <MB> MB of other device memory: ".../inshift<MB>" (whether that
+  // spread is the inputs' placement; the runner's workspaces stay where its first plan put them).
   for (const BenchShape& s : kShapes) {
     for (int i = 1; i <= 4; ++i) {
       CallMode how;
       how.instance = i;
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/inst", i), s.m, s.n, s.k,
+                    KernelKind::kAuto, 30, how);
+    }
+    for (int mb : {2, 6, 18, 54}) {
+      CallMode how;
+      how.input_shift_mb = mb;
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/inshift", mb), s.m, s.n, s.k,
                     KernelKind::kAuto, 30, how);
     }
   }
