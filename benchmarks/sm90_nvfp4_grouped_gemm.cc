@@ -62,38 +62,6 @@ constexpr StreamKCosts kSkCosts[] = {
 };
 constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 
-// One runner per distinct option set: token pre-pass mode, fusion (RunnerOptions::
-// fuse_token_prepass), forced token-tile row cap (RunnerOptions::token_tile_rows, multiples of 16
-// up to 256), packing, and stream-K cost constants (kSkCosts; [0]: the defaults).
-// Pre-pass padding (RunnerOptions::pad_prepass_for_pdl, prepass_pad_blocks_per_sm,
-// pad_large_prepasses): pad_bound 0 keeps the defaults, -1 turns the padding off. `instance` > 0:
-// another runner with the same options (its own workspaces), to see what placement alone moves.
-Nvfp4GroupedGemm* Runner(TokenPrepass mode, FusePrepass fuse = FusePrepass::kAuto,
-                         int tile_rows = 0, bool unpacked = false, int sk_costs = 0,
-                         int pad_bound = 0, bool pad_large = true, int instance = 0) {
-  static std::map<std::tuple<int, int, int, bool, int, int, bool, int>,
-                  std::unique_ptr<Nvfp4GroupedGemm>>
-      runners;
-  std::unique_ptr<Nvfp4GroupedGemm>& runner =
-      runners[std::make_tuple(static_cast<int>(mode), static_cast<int>(fuse), tile_rows, unpacked,
-                              sk_costs, pad_bound, pad_large, instance)];
-  if (runner == nullptr) {
-    RunnerOptions options;
-    if (pad_bound < 0) options.pad_prepass_for_pdl = false;
-    if (pad_bound > 0) options.prepass_pad_blocks_per_sm = pad_bound;
-    options.pad_large_prepasses = pad_large;
-    options.token_prepass = mode;
-    options.fuse_token_prepass = fuse;
-    options.token_tile_rows = tile_rows;
-    options.pack_tiles = !unpacked;
-    options.stream_k_costs = kSkCosts[sk_costs];
-    auto r = Nvfp4GroupedGemm::Create(options);
-    Check(r.status());
-    runner = std::move(*r);
-  }
-  return runner.get();
-}
-
 // GPU-MODE-like bytes: e2m1 codes & 0xBB, scales 1.0 or 2.0 (e4m3 0x38 / 0x40).
 std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed, bool scales) {
   std::vector<uint8_t> v(n);
@@ -189,6 +157,33 @@ struct CallMode {
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
 };
+
+// One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
+// `instance`: another runner with the same options, its own workspaces).
+Nvfp4GroupedGemm* Runner(const CallMode& how) {
+  static std::map<std::tuple<int, int, int, bool, int, int, bool, int>,
+                  std::unique_ptr<Nvfp4GroupedGemm>>
+      runners;
+  std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
+      static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance)];
+  if (runner == nullptr) {
+    RunnerOptions options;
+    if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
+    if (how.pad_bound > 0) options.prepass_pad_blocks_per_sm = how.pad_bound;
+    options.pad_large_prepasses = how.pad_large;
+    options.token_prepass = how.prepass;
+    options.fuse_token_prepass = how.fuse;
+    options.token_tile_rows = how.tile_rows;
+    options.pack_tiles = !how.unpacked;
+    options.stream_k_costs = kSkCosts[how.sk_costs];
+    auto r = Nvfp4GroupedGemm::Create(options);
+    Check(r.status());
+    runner = std::move(*r);
+  }
+  return runner.get();
+}
+
 CallMode Prepass(TokenPrepass prepass) {
   CallMode m;
   m.prepass = prepass;
@@ -303,9 +298,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
     shift = std::move(*b);
   }
   std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
-  Nvfp4GroupedGemm* gemm =
-      Runner(how.prepass, how.fuse, how.tile_rows, how.unpacked, how.sk_costs, how.pad_bound,
-             how.pad_large, how.instance);
+  Nvfp4GroupedGemm* gemm = Runner(how);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
