@@ -443,9 +443,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         token_workspace_bytes_(options.token_workspace_bytes),
         max_token_workspaces_(options.max_token_workspaces),
         fuse_token_prepass_(options.fuse_token_prepass),
-        prepass_pad_bytes_(options.pad_prepass_for_pdl
-                               ? PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm)
-                               : 0),
+        pad_small_prepasses_(options.pad_prepass_for_pdl &&
+                             PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm) > 0),
         prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
         pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
         has_device_(has_device),
@@ -659,7 +658,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         prepass && kind != KernelKind::kStreamK &&
         grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas) &&
         (fuse_token_prepass_ == FusePrepass::kAlways ||
-         (fuse_token_prepass_ == FusePrepass::kAuto && prepass_pad_bytes_ == 0 &&
+         (fuse_token_prepass_ == FusePrepass::kAuto && !pad_small_prepasses_ &&
           PreferFusedPrepass(pre_units, grid)));
     plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
     if (plan->function == nullptr) {
@@ -704,7 +703,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->prefers_pdl = PrepassPrefersPdl(blocks, grid, info_.sm_count);
         // RunnerOptions::pad_prepass_for_pdl: a small pre-pass goes behind a PDL edge too; it and
         // (pad_large_prepasses) one behind an edge anyway get blocks padded to an even spread.
-        const bool pad = plan->prefers_pdl ? pad_large_prepasses_ : prepass_pad_bytes_ > 0;
+        const bool pad = plan->prefers_pdl ? pad_large_prepasses_ : pad_small_prepasses_;
         if (pad) {
           plan->pre.dynamic_smem_bytes = static_cast<unsigned>(PrepassPadBytes(
               info_,
@@ -823,9 +822,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const size_t token_workspace_bytes_;
   const int max_token_workspaces_;
   const FusePrepass fuse_token_prepass_;
-  // The largest pad (at prepass_pad_blocks_per_sm a SM): 0 when small pre-passes are never padded
-  // (no padding asked for, or device facts that cannot bound the blocks).
-  const int prepass_pad_bytes_;
+  // RunnerOptions::pad_prepass_for_pdl, and the device's facts can bound the blocks per SM.
+  const bool pad_small_prepasses_;
   const int prepass_pad_blocks_per_sm_;
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
   const bool has_device_;

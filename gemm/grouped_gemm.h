@@ -146,9 +146,8 @@ class Nvfp4GroupedGemm {
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported). A
   // plan that is not reads_after_wait (a fused pre-pass of the manual build _fearly) reads its
   // weights, weight scales and dynamic M early: with `pdl`, the kernel before it on the stream
-  // must not write them
-  // (LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe; Run uses
-  // plan.prefers_pdl.
+  // must not write them (LaunchPlan::supports_pdl). `pdl = plan.reads_after_wait` is always safe;
+  // Run uses plan.prefers_pdl.
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 

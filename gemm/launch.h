@@ -130,7 +130,7 @@ struct LaunchPlan {
   // single kernel, run 55: tiny 5.4 -> 4.3 us per call; a pre-kernel where heuristics.h
   // PrepassPrefersPdl says so, GPU MODE shapes 0-1 -2..-3%; elsewhere the pre-pass blocks may
   // park, crowded, on the few SMs the previous GEMM leaves idle: shapes 2-3 +4..8% with the edge,
-  // unless pre.dynamic_smem_bytes pads them to two a SM: then -5..-8%, run 117; the crowding
+  // unless pre.dynamic_smem_bytes pads them to a few a SM: then -5..-8%, run 117; the crowding
   // also slowed shape 1's edge until its blocks were padded to an even spread: -4.8%, run 119).
   bool prefers_pdl = false;
   KernelKind kind = KernelKind::kAuto;
