@@ -77,6 +77,14 @@ std::vector<GroupProblem> Groups(const std::vector<int>& ms, int n, int k, uintp
   return g;
 }
 
+// The H200's shared-memory facts (HostRunner's `smem_facts`) and the pre-pass padding they give
+// for a bound of `blocks_per_sm`.
+constexpr int kSmemPerSm = 233472, kSmemOptin = 232448, kReservedPerBlock = 1024;
+unsigned H200PadBytes(int blocks_per_sm) {
+  return static_cast<unsigned>(
+      PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, blocks_per_sm));
+}
+
 // A runner without a device on 132 SMs (with `smem_facts`, the H200's shared-memory facts too)
 // with the fake encoder; `fake_workspace`: the token workspace address its pre-pass plans use
 // (nullptr: none).
@@ -86,9 +94,9 @@ std::unique_ptr<Nvfp4GroupedGemm> HostRunner(const RunnerOptions& options,
   DeviceInfo info;
   info.sm_count = 132;
   if (smem_facts) {
-    info.max_smem_per_sm = 233472;
-    info.max_smem_optin_per_block = 232448;
-    info.reserved_smem_per_block = 1024;
+    info.max_smem_per_sm = kSmemPerSm;
+    info.max_smem_optin_per_block = kSmemOptin;
+    info.reserved_smem_per_block = kReservedPerBlock;
   }
   DriverApi api;
   api.tensor_map_encode_tiled = &FakeEncode;
@@ -673,8 +681,7 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
   ASSERT_TRUE(plan->has_pre());
   EXPECT_TRUE(plan->prefers_pdl);
-  EXPECT_EQ(plan->pre.dynamic_smem_bytes,
-            static_cast<unsigned>(PrepassPdlPadBytes(233472, 232448, 1024, 7)));
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, H200PadBytes(7));
   ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
   EXPECT_TRUE(plan->prefers_pdl);
   EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
@@ -701,16 +708,13 @@ TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
   EXPECT_TRUE(RunnerOptions{}.pad_large_prepasses);
   EXPECT_EQ(RunnerOptions{}.prepass_pad_blocks_per_sm, 1);
   auto plan = std::make_unique<LaunchPlan>();
-  const int per_sm = 233472, optin = 232448, reserved = 1024;
   const std::vector<GroupProblem> s3 = Groups({128, 384}, 4096, 1536, 7);
   for (int bound : {1, 2, 3}) {
     ENCORE_ASSERT_OK(
         runner(bound, false)->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
     ASSERT_TRUE(plan->has_pre());
     EXPECT_TRUE(plan->prefers_pdl);
-    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
-              static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, bound)))
-        << bound;
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes, H200PadBytes(bound)) << bound;
   }
   const std::vector<GroupProblem> s1 =
       Groups({40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048, 7);
@@ -721,13 +725,11 @@ TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
     ASSERT_TRUE(plan->has_pre());
     EXPECT_EQ(plan->pre.grid.x, 256u);
     EXPECT_TRUE(plan->prefers_pdl);
-    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
-              large ? static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, 2)) : 0u);
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes, large ? H200PadBytes(2) : 0u);
     ENCORE_ASSERT_OK(r->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s0)}, plan.get()));
     ASSERT_TRUE(plan->has_pre());
     EXPECT_EQ(plan->pre.grid.x, 896u);
-    EXPECT_EQ(plan->pre.dynamic_smem_bytes,
-              large ? static_cast<unsigned>(PrepassPdlPadBytes(per_sm, optin, reserved, 7)) : 0u);
+    EXPECT_EQ(plan->pre.dynamic_smem_bytes, large ? H200PadBytes(7) : 0u);
   }
   // Without the padding nothing is padded, large or not.
   RunnerOptions off;
