@@ -58,13 +58,14 @@ using sm90::GroupInfo;
 using sm90::Params;
 using sm90::TileShape;
 
-// kTokens: packed e2m1 tokens (in-kernel conversion); kTokensF16: pre-pass fp16 token rows.
-enum class MapRole : int { kTokens = 0, kWeights = 1, kTokensF16 = 2 };
+// kTokens: packed e2m1 tokens (in-kernel conversion); kTokensF16: pre-pass fp16 token rows;
+// kOutput: C (fp16, TMA stores).
+enum class MapRole : int { kTokens = 0, kWeights = 1, kTokensF16 = 2, kOutput = 3 };
 
 struct MapKey {
   const void* ptr;
   int rows;
-  int k;
+  int k;  // K; for kOutput, N (the row length)
   MapRole role;  // the roles differ in element type, box and swizzle
   int box_rows = 0;  // kTokensF16 only: the group's rows per token tile
   bool operator==(const MapKey& o) const {
@@ -118,6 +119,7 @@ class TensorMapCache {
   // rows; weights unswizzled, box kBlockN rows) or pre-pass fp16 token rows (TokenRowHalves(K)
   // halves, 128-byte swizzled, box = the group's token-tile rows).
   absl::Status Encode(const MapKey& key, CUtensorMap* map) const {
+    if (key.role == MapRole::kOutput) return EncodeOutput(key, map);
     const bool f16 = key.role == MapRole::kTokensF16;
     const bool tokens = key.role == MapRole::kTokens;
     const cuuint64_t row_elems = f16 ? static_cast<cuuint64_t>(TileShape::TokenRowHalves(key.k))
@@ -144,6 +146,22 @@ class TensorMapCache {
                            ", box rows = ", key.box_rows, ")")
             : absl::StrCat("cuTensorMapEncodeTiled(", tokens ? "a" : "b", ", rows = ", key.rows,
                            ", k = ", key.k, ")"));
+  }
+
+  // C: fp16 {N, M}, box {64 columns, kOutputBoxRows rows}, 128-byte swizzle (the epilogue's
+  // staging layout).
+  absl::Status EncodeOutput(const MapKey& key, CUtensorMap* map) const {
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k), static_cast<cuuint64_t>(key.rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.k) * 2};  // bytes
+    const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(sm90::kOutputBoxRows)};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    return ToStatus(
+        api_.tensor_map_encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                     const_cast<void*>(key.ptr), dims, strides, box, elem_strides,
+                                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                     CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        absl::StrCat("cuTensorMapEncodeTiled(c, m = ", key.rows, ", n = ", key.k, ")"));
   }
 
   DriverApi api_;
@@ -559,9 +577,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
     long long units = 0;                      // k-blocks of all tiles so far (stream-K)
-    std::array<MapKey, 2 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
-    std::array<CUtensorMap*, 2 * kMaxGroups> outs;
+    std::array<MapKey, 3 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
+    std::array<CUtensorMap*, 3 * kMaxGroups> outs;
     int num_keys = 0;
+    // C by TMA stores (epilogue.cuh): pre-pass kernels with static M, where Params has the maps.
+    constexpr bool kOutputMaps = sm90::OutputMaps<kGroups>::kPresent;
+    const bool store_by_tma = kOutputMaps && prepass && args.device_m == nullptr;
     for (int s = 0; s < num_groups; ++s) {
       const int g = order[s];
       const GroupProblem& p = args.groups[g];
@@ -602,7 +623,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       outs[num_keys++] = &params->maps[s].a;
       keys[num_keys] = MapKey{p.b, p.n, p.k, MapRole::kWeights};
       outs[num_keys++] = &params->maps[s].b;
+      if constexpr (kOutputMaps) {
+        if (store_by_tma) {
+          keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput};
+          outs[num_keys++] = &params->out_maps.c[s];
+        }
+      }
     }
+    params->store_by_tma = store_by_tma ? 1 : 0;
     ENCORE_RETURN_IF_ERROR(maps_.GetAll(keys.data(), outs.data(), num_keys));
     params->device_m = args.device_m;
     params->num_groups = num_groups;

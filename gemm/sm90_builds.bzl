@@ -44,6 +44,8 @@ SM90_EXPERIMENTS = [
     # The persistent and stream-K kernels' epilogue without its copy-out (stmatrix and one barrier
     # a chunk: what the consumers would keep if other warps stored C; run 123).
     ("_exp_epi1", ["-DENCORE_SM90_EXP_EPILOGUE=1"]),
+    # Every kernel's epilogue with the threads' 16-byte stores (no TMA stores, no output maps).
+    ("_thrstore", ["-DENCORE_SM90_TMA_STORE=0"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -55,7 +57,15 @@ SM90_MANUAL_BUILDS = [
 # Builds whose switches change the shared parameter header's constants (TileShape, the pre-pass
 # launch shape, the stream-K tables, the stamp log): the tests and benchmarks that include it are
 # compiled with the same switches as their kernels and runner.
-SM90_HEADER_SUFFIXES = ["_wide", "_rows128", "_exp_stamps", "_pgrid", "_wg3", "_wg4"]
+SM90_HEADER_SUFFIXES = [
+    "_wide",
+    "_rows128",
+    "_exp_stamps",
+    "_pgrid",
+    "_wg3",
+    "_wg4",
+    "_thrstore",
+]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]
 

@@ -9,7 +9,7 @@
 namespace encore::gemm::sm90 {
 
 static_assert(sizeof(Params<64>) <= kMaxParamBytes, "parameter block too large for 64 groups");
-static_assert(kMaxSmemBytes <= 232448, "shared memory over the sm_90 opt-in limit");
+static_assert(kMaxSmemBytes <= kSm90SmemOptinBytes, "shared memory over the sm_90 opt-in limit");
 
 namespace internal {
 const void* InKernelFunction(KernelKind kind, int group_capacity) {

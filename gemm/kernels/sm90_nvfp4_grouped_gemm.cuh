@@ -18,8 +18,9 @@
 //                  in the kFused instantiations warps 1-11 convert them first, warp 2 then
 //                  minds the grid barrier (fused_prepass.cuh);
 //   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
-//                  epilogue (staged through shared memory, 16-byte coalesced stores, masked to
-//                  the valid rows and columns).
+//                  epilogue (staged through shared memory, then bulk tensor stores by thread 0
+//                  of the warpgroup, or 16-byte coalesced stores masked to the valid rows and
+//                  columns: epilogue.cuh).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
 // stages (tokens_ready = tok_full, tokens_finished = tok_empty), all mbarriers.
 // Parts (kernels/internal/): switches.cuh (compile-time switches), smem_layout.cuh, producer.cuh,
@@ -168,6 +169,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     const int cw = warp / 4 - 1;
     const int ct = tid - 128 * (cw + 1);
     float acc[TileShape::kAccFloats];
+    uint32_t epi_buf = 0;  // the warpgroup's next staging buffer (TMA stores)
+    const bool tma_store = P::kEpiBuffers > 0 && OutputMaps<kGroups>::kPresent && p.store_by_tma;
     sched.ForEach([&](const WorkItem& w) {
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
@@ -179,9 +182,16 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
         return;
       }
-      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], tc, sm, cw, ct, acc);
+      const CUtensorMap* out_map = nullptr;
+      if constexpr (OutputMaps<kGroups>::kPresent) {
+        if (tma_store) out_map = &p.out_maps.c[tc.slot];
+      }
+      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw, ct,
+                                                         epi_buf, acc);
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
+    // The staging must outlive the stores' reads; their writes complete before the grid does.
+    if (tma_store && ct == 0) BulkWaitGroup<0>();
   }
 }
 

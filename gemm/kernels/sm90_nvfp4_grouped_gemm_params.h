@@ -58,6 +58,16 @@
 #define ENCORE_SM90_FUSED_WEIGHTS_WAIT 1
 #endif
 
+#ifndef ENCORE_SM90_TMA_STORE
+// 1 (default): the pre-pass kernels with at most kMaxTmaStoreGroups groups store C by TMA (one
+//    bulk tensor store per 16 token rows of a 64-column strip, from a 128B-swizzled staging
+//    buffer; Params::out_maps) where M is static; dynamic M and the other kernels keep the
+//    threads' 16-byte stores (no row past M is written). Run 123: the threads' copy-out costs
+//    GPU MODE shape 1 3.1 us and shape 0 2.4 us a call (their load/store pipeline, run 124).
+// 0 (manual build _thrstore): every kernel stores C with its threads.
+#define ENCORE_SM90_TMA_STORE 1
+#endif
+
 namespace encore::gemm::sm90 {
 
 // NOTES: stream-K kernels (KernelKind::kStreamK) are built by default (ENCORE_SM90_STREAM_K = 0
@@ -127,9 +137,21 @@ struct TileShape {
   static constexpr int kSfTokenBytes = 3 * 2 * 512;                // up to 3 row blocks
   static constexpr int kTokAtomBytes = kMaxBlockM * 128;    // 64 k of fp16 for kMaxBlockM rows
   static constexpr int kTokStageBytes = 2 * kTokAtomBytes;  // 32768 (narrow 65536)
-  static constexpr int kEpilogueBytes = kConsumerWgs * kEpilogueRows * kEpiloguePitch * 2;
+  // The padded staging (thread stores): one 32-token chunk a consumer warpgroup.
+  static constexpr int kEpiloguePaddedBytes = kConsumerWgs * kEpilogueRows * kEpiloguePitch * 2;
+  // The swizzled staging (TMA stores): a 32-token chunk of one 64-column strip, 32 rows of 128
+  // bytes in the 128-byte swizzle (16-byte piece j of row r at piece j ^ (r % 8)), 1024-aligned.
+  static constexpr int kEpilogueChunkBytes = kEpilogueRows * 64 * 2;  // 4096
   static constexpr int kBarrierBytes = 256;
 };
+
+// The sm_90 opt-in shared memory a block may use (227 KB; the runner checks the device's own).
+inline constexpr int kSm90SmemOptinBytes = 232448;
+inline constexpr bool kTmaStoreBuilt = ENCORE_SM90_TMA_STORE != 0;
+// Output tensor maps exist in Params<kGroups> for kGroups <= this (64 more maps would not fit
+// in Params<64>'s 32 KB).
+inline constexpr int kMaxTmaStoreGroups = 8;
+inline constexpr int kOutputBoxRows = 16;  // token rows a C store covers (tile rows: multiples)
 
 // Where the consumers' fp16 token tiles come from (a kernel template argument).
 enum class TokenSource : int {
@@ -156,11 +178,27 @@ struct Pipeline {
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
       (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
-  static constexpr int kSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
-                                    kTokStages * TileShape::kTokStageBytes +
-                                    TileShape::kEpilogueBytes +
-                                    TileShape::kBarrierBytes;
+  static constexpr int kBaseSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
+                                        kTokStages * TileShape::kTokStageBytes +
+                                        TileShape::kBarrierBytes;
+  // Epilogue staging: with TMA stores (pre-pass kernels, kTmaStoreBuilt) kEpiBuffers swizzled
+  // chunk buffers per consumer warpgroup, used in turn (a buffer is written again only after the
+  // store kEpiBuffers - 1 chunks back has read it: 3 buffers let the last store run on during
+  // the next chunk), fewer where the shared memory does not hold 3 (_wide: 2); 0: the padded
+  // staging and thread stores (in-kernel tokens; builds that hold no 2, _wg4).
+  static constexpr int EpiBytes(int buffers) {
+    return buffers == 0 ? TileShape::kEpiloguePaddedBytes
+                        : buffers * TileShape::kConsumerWgs * TileShape::kEpilogueChunkBytes;
+  }
+  static constexpr int kEpiBuffers =
+      !(kPrepass && kTmaStoreBuilt)                           ? 0
+      : kBaseSmemBytes + EpiBytes(3) <= kSm90SmemOptinBytes ? 3
+      : kBaseSmemBytes + EpiBytes(2) <= kSm90SmemOptinBytes ? 2
+                                                             : 0;
+  static constexpr int kEpilogueBytes = EpiBytes(kEpiBuffers);
+  static constexpr int kSmemBytes = kBaseSmemBytes + kEpilogueBytes;
   static_assert(kRawStageBytes % 1024 == 0, "stages must stay 1024-byte aligned");
+  static_assert(TileShape::kTokStageBytes % 1024 == 0, "the staging must stay 1024-byte aligned");
 };
 // The larger of the two (what a runner must be allowed to use).
 inline constexpr int kMaxSmemBytes =
@@ -325,11 +363,27 @@ inline constexpr int kFusedSyncClaims = 64;
 inline constexpr int kFusedSyncBytes = 4 * (kFusedSyncClaims + kMaxFusedCtas);
 inline constexpr int kMaxPackedTiles = 1024;
 
+// C's tensor maps (fp16 {N, M}, box {64, kOutputBoxRows}, 128-byte swizzle), one per group
+// slot, where Params<kGroups> has room (kGroups <= kMaxTmaStoreGroups, kTmaStoreBuilt).
+template <int kGroups, bool kHas = kTmaStoreBuilt && kGroups <= kMaxTmaStoreGroups>
+struct OutputMaps {
+  static constexpr bool kPresent = false;
+};
+template <int kGroups>
+struct alignas(64) OutputMaps<kGroups, true> {
+  static constexpr bool kPresent = true;
+  CUtensorMap c[kGroups];
+};
+
 // NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
 // groups. sizeof(Params<64>) must stay under kMaxParamBytes (static_assert in the launcher).
 template <int kGroups>
 struct alignas(64) Params {
   GroupMaps maps[kGroups];
+  // store_by_tma != 0 (set by the host for pre-pass plans with static M where out_maps exist):
+  // the epilogue stores C through out_maps.c[slot]; else by the consumer threads.
+  OutputMaps<kGroups> out_maps;
+  int store_by_tma;
   GroupInfo info[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;

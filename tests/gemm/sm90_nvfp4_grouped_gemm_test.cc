@@ -364,6 +364,57 @@ TEST_F(Sm90GemmTest, DynamicMComputesOnlyValidRows) {
   }
 }
 
+// Every C in one allocation between guard bytes: no kernel writes outside its group's m x n (with
+// the pre-pass, C goes out by TMA stores, 16 rows a store: tiles of 48 and 200 rows end inside a
+// 32-row chunk, N = 200 ends inside a 64-column strip, N = 8 leaves a whole strip past N, M = 1
+// a single row), and every output is written (the guard pattern is a finite value, so an output
+// left unwritten fails the comparison).
+TEST_F(Sm90GemmTest, OutputsStayInsideTheirGroups) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  const std::vector<Shape> shapes =
+      Zip({48, 1, 200, 0, 130, 64}, {200, 256, 8, 128, 136, 72}, {256, 512, 256, 256, 128, 64});
+  constexpr size_t kGuard = 4096;  // bytes before and after every C
+  constexpr uint8_t kPattern = 0xAB;
+  for (KernelKind kind : BuiltKinds(/*with_auto=*/true))
+  for (TokenPrepass mode : kTokenModes) {
+    const std::string what = absl::StrCat(KernelKindName(kind), " ", PrepassName(mode));
+    const HostGroupedProblem host =
+        MakeHostProblem(shapes, Distribution::kGpuMode, std::random_device{}());
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    std::vector<GroupProblem> groups = dev->problems();
+    std::vector<size_t> offsets;
+    size_t bytes = kGuard;
+    for (const GroupProblem& p : groups) {
+      offsets.push_back(bytes);
+      bytes += static_cast<size_t>(p.m) * p.n * 2 + kGuard;
+    }
+    auto slab = DeviceBuffer::Create(bytes);
+    ASSERT_TRUE(slab.ok()) << slab.status();
+    for (size_t g = 0; g < groups.size(); ++g) groups[g].c = slab->as<uint8_t>() + offsets[g];
+    ENCORE_ASSERT_OK(ToStatus(cudaMemset(slab->get(), kPattern, bytes), "fill the slab"));
+    ENCORE_ASSERT_OK(Runner(mode)->Run(GroupedGemmArguments{absl::MakeConstSpan(groups)},
+                                       nullptr, kind));
+    SyncOrDie();
+    std::vector<uint8_t> got(bytes);
+    ENCORE_ASSERT_OK(
+        ToStatus(cudaMemcpy(got.data(), slab->get(), bytes, cudaMemcpyDeviceToHost), "slab"));
+    size_t at = 0;
+    for (size_t g = 0; g <= groups.size(); ++g) {
+      const size_t end = g < groups.size() ? offsets[g] : bytes;
+      int64_t written = 0;
+      for (; at < end; ++at) written += got[at] != kPattern;
+      EXPECT_EQ(written, 0) << what << ": guard bytes before group " << g << " written";
+      if (g == groups.size()) break;
+      const size_t c_bytes = static_cast<size_t>(groups[g].m) * groups[g].n * 2;
+      std::vector<uint16_t> c(c_bytes / 2);
+      if (c_bytes != 0) std::memcpy(c.data(), got.data() + at, c_bytes);
+      ExpectGroupMatches(host.groups[g], c, groups[g].m, 0, absl::StrCat(what, " group ", g));
+      at += c_bytes;
+    }
+  }
+}
+
 // Stream-K with few tiles and many CTAs: a tile's k-blocks spread over many CTAs (the reduction of
 // three or more pieces), ragged groups with different K (a half block at K = 64), an M = 0 group,
 // and launches back to back on one stream (each reduction must leave its arrival counter at zero).

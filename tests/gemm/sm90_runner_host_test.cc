@@ -523,7 +523,17 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
     EXPECT_EQ(a.dims[1], static_cast<uint64_t>(g.m));
     EXPECT_EQ(a.box[0], 64u);
     EXPECT_EQ(a.box[1], static_cast<uint32_t>(gi.tile_rows)) << "one box = one token tile";
+    if constexpr (sm90::OutputMaps<8>::kPresent) {  // C by TMA stores: fp16 {N, M}, 16-row boxes
+      const MapView c = View(params->out_maps.c[s]);
+      EXPECT_EQ(c.address, reinterpret_cast<uintptr_t>(groups[g.orig].c)) << "slot " << s;
+      EXPECT_EQ(c.dims[0], 4096u);
+      EXPECT_EQ(c.dims[1], static_cast<uint64_t>(g.m));
+      EXPECT_EQ(c.box[0], 64u);
+      EXPECT_EQ(c.box[1], static_cast<uint32_t>(sm90::kOutputBoxRows));
+      EXPECT_EQ(gi.tile_rows % sm90::kOutputBoxRows, 0) << "a store never crosses into a tile";
+    }
   }
+  EXPECT_EQ(params->store_by_tma, sm90::kTmaStoreBuilt ? 1 : 0);
   EXPECT_EQ(expect_start, units);
   EXPECT_LE(end - kWorkspace, size_t{64} << 20);
   EXPECT_EQ(plan->dynamic_smem_bytes,
@@ -800,6 +810,37 @@ TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
   ASSERT_TRUE(plan->has_pre());
   EXPECT_EQ(reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params)->device_m,
             args.device_m);
+  EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(plan->params)->store_by_tma, 0)
+      << "dynamic M: the threads store C, only the rows below device_m";
+}
+
+// C's tensor maps: for pre-pass plans with static M and at most 8 groups (Params<64> has no room
+// for 64 more), encoded once per (pointer, M, N) like the operands'.
+TEST_F(Sm90PrepassHostTest, OutputMapsOnlyWhereTheyFit) {
+  auto gemm = Make(TokenPrepass::kAlways);
+  const int per_group = sm90::kTmaStoreBuilt ? 3 : 2;
+  const std::vector<GroupProblem> eight = Groups({64, 0, 128, 64, 64, 64, 64, 64}, 1024, 512, 11);
+  auto plan = std::make_unique<LaunchPlan>();
+  encode_calls = 0;
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(eight)}, plan.get()));
+  EXPECT_EQ(encode_calls.load(), 7 * per_group) << "no maps for the M = 0 group";
+  EXPECT_EQ(reinterpret_cast<const sm90::Params<8>*>(plan->params)->store_by_tma,
+            sm90::kTmaStoreBuilt ? 1 : 0);
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(eight)}, plan.get()));
+  EXPECT_EQ(encode_calls.load(), 7 * per_group) << "second Prepare: every map from the cache";
+  auto moved = eight;
+  moved[2].c = static_cast<char*>(moved[2].c) + 256;
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(moved)}, plan.get()));
+  EXPECT_EQ(encode_calls.load(), 7 * per_group + (sm90::kTmaStoreBuilt ? 1 : 0))
+      << "a new C pointer: one new map";
+
+  const std::vector<GroupProblem> nine = Groups(std::vector<int>(9, 64), 1024, 1024, 12);
+  encode_calls = 0;
+  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(nine)}, plan.get()));
+  EXPECT_EQ(plan->params_bytes, sizeof(sm90::Params<64>));
+  EXPECT_EQ(encode_calls.load(), 9 * 2) << "Params<64>: operand maps only";
+  EXPECT_FALSE(sm90::OutputMaps<64>::kPresent);
+  EXPECT_EQ(reinterpret_cast<const sm90::Params<64>*>(plan->params)->store_by_tma, 0);
 }
 
 // One token workspace per stream (plans for different streams never share one), up to

@@ -1,8 +1,10 @@
 // The sm90 kernel's epilogue: a consumer warpgroup's fp32 accumulators -> fp16 C through shared
-// memory (stmatrix, 32 tokens per pass), 16-byte coalesced stores masked to the valid rows/columns.
+// memory (stmatrix, 32 tokens per pass), then bulk tensor stores (TMA) or 16-byte coalesced
+// thread stores masked to the valid rows/columns.
 //
-// Example (inside the kernel, after ConsumerTile):
-//   EpilogueTile<kSrc, /*kPackFirst=*/kSchedule == Schedule::kSimple>(gi, tc, sm, cw, ct, acc);
+// Example (inside the kernel, after ConsumerTile; `buf` starts at 0 and lives across tiles):
+//   EpilogueTile<kSrc, /*kPackFirst=*/kSchedule == Schedule::kSimple>(gi, map_or_null, tc, sm, cw,
+//                                                                     ct, buf, acc);
 #pragma once
 
 #include <cuda_fp16.h>
@@ -71,34 +73,54 @@ inline constexpr float kEpilogueScale = (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f 
 //     vs 16.2 with the packing in the switch's cases (run 89);
 //   else (persistent, stream-K): each switch case packs its chunk; packing first needs 64 more
 //     live registers there, and ptxas put 128-136 bytes in local memory (run 89).
+// Copy-out, per 32-token chunk of a 64-column strip:
+//   out_map != nullptr (Pipeline::kEpiBuffers > 0; static M): the chunk is staged in the
+//     128B-swizzled buffer `buf` (the warpgroup's kEpiBuffers buffers in turn, `buf` carried
+//     across tiles), one barrier, then thread 0 of the warpgroup stores it with one or two bulk
+//     tensor stores of 16 rows (rows past the tile are never written: tile rows are multiples of
+//     16, and the map clips rows past M and columns past N). Before that barrier thread 0 waits
+//     until the store kEpiBuffers - 1 chunks back has read its buffer, the next one written.
+//     The caller waits for every store (BulkWaitGroup<0>) before the CTA exits;
+//   else: barrier, 16-byte stores by every thread masked to the valid rows and columns, barrier.
 template <TokenSource kSrc, bool kPackFirst>
-__device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout<kSrc>& sm, int cw, int ct,
+__device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensorMap* out_map,
+                                             const TileCoord& tc, const SmemLayout<kSrc>& sm,
+                                             int cw, int ct, uint32_t& buf,
                                              const float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
+  constexpr int kBufs = Pipeline<kSrc>::kEpiBuffers;
+  static_assert(kBufs == 0 || kBufs >= 2, "a staging buffer is rewritten only after its store");
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
+  static_assert(T::kEpilogueRows == 2 * kOutputBoxRows, "two output boxes a chunk");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
-  const int lane = ct & 31;
-  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
   constexpr int P = T::kEpiloguePitch;
+  const int lane = ct & 31;
   // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
-  // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
+  // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes):
+  // lane L writes token row 8 (mat / 2) + L % 8 (+ 16 for jp = 1), 16-byte piece 2 warp + mat % 2.
   // Run 36: -2% on GPU MODE shape 1 against one 2-byte store per value.
   const int mat = lane >> 3, t = lane & 7;
-  const uint32_t addr0 = stage_s + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1));
-  const uint32_t addr1 = addr0 + 2 * 16 * P;  // jp = 1: token rows 16..31
+  const int srow = 8 * (mat >> 1) + t, spiece = 2 * (ct >> 5) + (mat & 1);
+  // Copy-out by threads: thread ct moves 16-byte pieces idx = ct, ct + 128 (token row idx / 8,
+  // weights 8 (idx % 8) ..): rows past tc.rows and columns past gi.n are not written.
+  const int row0 = ct >> 3, col8 = ct & 7;
+  // Byte offsets in a chunk's staging: this lane's stmatrix row (jp = 0; jp = 1 at + kRows16) and
+  // its copy-out piece (h = 0; h = 1 at + kRows16). Swizzled: piece j of row r at j ^ (r % 8).
+  constexpr uint32_t kRows16 = kBufs == 0 ? 2 * 16 * P : 16 * 128;
+  const uint32_t st_off = kBufs == 0 ? 2 * (srow * P + 8 * spiece) : srow * 128 + ((spiece ^ t) << 4);
+  const uint32_t ld_off =
+      kBufs == 0 ? 2 * (row0 * P + col8 * 8) : row0 * 128 + ((col8 ^ (row0 & 7)) << 4);
+  const uint32_t padded = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * P;
   const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
   static_assert(kChunks <= 8, "the chunk switch has 8 cases");
-  // Copy-out: thread ct moves 16-byte pieces idx = ct, ct + 128 (token row idx / 8, weights
-  // 8 (idx % 8) ..): rows past tc.rows and columns past gi.n are not written.
-  const int row0 = ct >> 3, col8 = ct & 7;
 #pragma unroll
   for (int sj = 0; sj < T::kStrips; ++sj) {
     const float* strip = acc + 64 * sj;
     uint32_t pk[kPackFirst ? kChunks : 1][8];
     if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
-    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
+    const int n_strip = tc.n0 + (cw * T::kStrips + sj) * 64;
+    const int n = n_strip + col8 * 8;
     const bool n_ok = n < gi.n;
     uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
 #pragma unroll 1
@@ -125,17 +147,36 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const TileCoor
         default:
           break;
       }
-      StMatrixX4Trans(addr0, r[0], r[1], r[2], r[3]);
-      StMatrixX4Trans(addr1, r[4], r[5], r[6], r[7]);
+      const uint32_t stage = kBufs == 0 ? padded : sm.EpiChunk(cw, buf);
+      StMatrixX4Trans(stage + st_off, r[0], r[1], r[2], r[3]);
+      StMatrixX4Trans(stage + st_off + kRows16, r[4], r[5], r[6], r[7]);
+      if constexpr (kBufs > 0) {
+        if (out_map != nullptr) {
+          FenceProxyAsyncShared();  // the staged chunk -> the async proxy (the store's reads)
+          if (ct == 0) BulkWaitGroupRead<kBufs - 2>();
+          NamedBarrierSync(1 + cw, 128);
+          if (ct == 0) {
+            if ((ENCORE_SM90_EXP_EPILOGUE != 1 || kPackFirst) && n_strip < gi.n) {
+              const int m = tc.m0 + ch * T::kEpilogueRows;
+              TmaStore2D(out_map, stage, n_strip, m);
+              if (ch * T::kEpilogueRows + kOutputBoxRows < tc.rows) {
+                TmaStore2D(out_map, stage + kRows16, n_strip, m + kOutputBoxRows);
+              }
+            }
+            BulkCommitGroup();  // every chunk a group (maybe empty): the wait above counts chunks
+          }
+          buf = buf + 1 == kBufs ? 0 : buf + 1;
+          continue;
+        }
+      }
       NamedBarrierSync(1 + cw, 128);
       if constexpr (ENCORE_SM90_EXP_EPILOGUE == 1 && !kPackFirst) continue;
 #pragma unroll
       for (int h = 0; h < T::kEpilogueRows * 8 / 128; ++h) {
-        const int row = row0 + 16 * h;
-        const int m = ch * T::kEpilogueRows + row;
+        const int m = ch * T::kEpilogueRows + row0 + 16 * h;
         if (m < tc.rows && n_ok) {
           *reinterpret_cast<uint4*>(out + static_cast<size_t>(m) * gi.n) =
-              LdShared128(stage_s + 2 * (row * P + col8 * 8));
+              LdShared128(stage + ld_off + h * kRows16);
         }
       }
       NamedBarrierSync(1 + cw, 128);

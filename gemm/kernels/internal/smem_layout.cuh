@@ -22,7 +22,7 @@ struct SmemLayout {
   using T = TileShape;
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
-  static constexpr uint32_t kRawFull = kEpi + T::kEpilogueBytes;  // inputs_arrived
+  static constexpr uint32_t kRawFull = kEpi + P::kEpilogueBytes;  // inputs_arrived
   static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
   static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
   static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
@@ -46,9 +46,14 @@ struct SmemLayout {
   // fp16 token stage i: 2 atoms x [kMaxBlockM rows][128 bytes], 128B swizzle.
   __device__ uint32_t Tok(int i) const { return s + kTok + i * T::kTokStageBytes; }
   __device__ uint8_t* Generic(uint32_t a) const { return base + (a - s); }
-  // Staging buffer of warpgroup cw at EpiAddr() + cw x (rows x pitch) halves (shared-window
-  // address: the epilogue reads it with ld.shared; through a generic pointer it was LD.E, run 89).
+  // Epilogue staging (shared-window address: the epilogue reads it with ld.shared; through a
+  // generic pointer it was LD.E, run 89). Padded (Pipeline::kEpiBuffers == 0): warpgroup cw's
+  // chunk at EpiAddr() + cw x (rows x pitch) halves; swizzled: warpgroup cw's buffer i at
+  // EpiChunk(cw, i), 1024-byte aligned (the TMA's swizzle is of the address bits).
   __device__ uint32_t EpiAddr() const { return s + kEpi; }
+  __device__ uint32_t EpiChunk(int cw, uint32_t i) const {
+    return s + kEpi + (cw * P::kEpiBuffers + i) * T::kEpilogueChunkBytes;
+  }
   __device__ int* SkArrivals() const { return reinterpret_cast<int*>(base + kSkArrivals); }
 };
 
