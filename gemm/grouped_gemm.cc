@@ -67,7 +67,7 @@ struct MapKey {
   int rows;
   int k;  // K; for kOutput, N (the row length)
   MapRole role;  // the roles differ in element type, box and swizzle
-  int box_rows = 0;  // kTokensF16 only: the group's rows per token tile
+  int box_rows = 0;  // kTokensF16: the group's rows per token tile; kOutput: rows per store
   bool operator==(const MapKey& o) const {
     return ptr == o.ptr && rows == o.rows && k == o.k && role == o.role && box_rows == o.box_rows;
   }
@@ -148,12 +148,12 @@ class TensorMapCache {
                            ", k = ", key.k, ")"));
   }
 
-  // C: fp16 {N, M}, box {64 columns, kOutputBoxRows rows}, 128-byte swizzle (the epilogue's
-  // staging layout).
+  // C: fp16 {N, M}, box {64 columns, box_rows}, 128-byte swizzle (the epilogue's staging
+  // layout).
   absl::Status EncodeOutput(const MapKey& key, CUtensorMap* map) const {
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k), static_cast<cuuint64_t>(key.rows)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.k) * 2};  // bytes
-    const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(sm90::kOutputBoxRows)};
+    const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(key.box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
     return ToStatus(
         api_.tensor_map_encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
@@ -161,7 +161,8 @@ class TensorMapCache {
                                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                      CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-        absl::StrCat("cuTensorMapEncodeTiled(c, m = ", key.rows, ", n = ", key.k, ")"));
+        absl::StrCat("cuTensorMapEncodeTiled(c, m = ", key.rows, ", n = ", key.k,
+                     ", box rows = ", key.box_rows, ")"));
   }
 
   DriverApi api_;
@@ -577,8 +578,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
     long long units = 0;                      // k-blocks of all tiles so far (stream-K)
-    std::array<MapKey, 3 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
-    std::array<CUtensorMap*, 3 * kMaxGroups> outs;
+    std::array<MapKey, 4 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
+    std::array<CUtensorMap*, 4 * kMaxGroups> outs;
     int num_keys = 0;
     // C by TMA stores (epilogue.cuh): pre-pass kernels with static M, where Params has the maps.
     constexpr bool kOutputMaps = sm90::OutputMaps<kGroups>::kPresent;
@@ -625,8 +626,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       outs[num_keys++] = &params->maps[s].b;
       if constexpr (kOutputMaps) {
         if (store_by_tma) {
-          keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput};
-          outs[num_keys++] = &params->out_maps.c[s];
+          keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput, sm90::kOutputBoxRows};
+          outs[num_keys++] = &params->out_maps.c[2 * s];
+          keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput, sm90::kOutputTailRows};
+          outs[num_keys++] = &params->out_maps.c[2 * s + 1];
         }
       }
     }

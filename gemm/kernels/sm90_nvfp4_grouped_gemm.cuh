@@ -184,14 +184,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       }
       const CUtensorMap* out_map = nullptr;
       if constexpr (OutputMaps<kGroups>::kPresent) {
-        if (tma_store) out_map = &p.out_maps.c[tc.slot];
+        if (tma_store) out_map = &p.out_maps.c[2 * tc.slot];
       }
       EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw, ct,
                                                          epi_buf, acc);
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
-    // The staging must outlive the stores' reads; their writes complete before the grid does.
-    if (tma_store && ct == 0) BulkWaitGroup<0>();
+    // The staging must outlive the stores' reads (their writes need no wait: run 127 waited for
+    // them, CUTLASS's epilogue does not).
+    if (tma_store && ct == 0) BulkWaitGroupRead<0>();
   }
 }
 

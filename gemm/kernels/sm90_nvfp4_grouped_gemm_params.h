@@ -60,7 +60,7 @@
 
 #ifndef ENCORE_SM90_TMA_STORE
 // 1 (default): the pre-pass kernels with at most kMaxTmaStoreGroups groups store C by TMA (one
-//    bulk tensor store per 16 token rows of a 64-column strip, from a 128B-swizzled staging
+//    bulk tensor store per 32-token chunk of a 64-column strip, from a 128B-swizzled staging
 //    buffer; Params::out_maps) where M is static; dynamic M and the other kernels keep the
 //    threads' 16-byte stores (no row past M is written). Run 123: the threads' copy-out costs
 //    GPU MODE shape 1 3.1 us and shape 0 2.4 us a call (their load/store pipeline, run 124).
@@ -151,7 +151,11 @@ inline constexpr bool kTmaStoreBuilt = ENCORE_SM90_TMA_STORE != 0;
 // Output tensor maps exist in Params<kGroups> for kGroups <= this (64 more maps would not fit
 // in Params<64>'s 32 KB).
 inline constexpr int kMaxTmaStoreGroups = 8;
-inline constexpr int kOutputBoxRows = 16;  // token rows a C store covers (tile rows: multiples)
+// Token rows a C store covers: a whole 32-token chunk, or kOutputTailRows for a tile's last chunk
+// with at most that many rows left (tile rows are multiples of 16, so a store never crosses into
+// the next tile's rows; rows past M are clipped by the map).
+inline constexpr int kOutputBoxRows = 32;
+inline constexpr int kOutputTailRows = 16;
 
 // Where the consumers' fp16 token tiles come from (a kernel template argument).
 enum class TokenSource : int {
@@ -363,8 +367,9 @@ inline constexpr int kFusedSyncClaims = 64;
 inline constexpr int kFusedSyncBytes = 4 * (kFusedSyncClaims + kMaxFusedCtas);
 inline constexpr int kMaxPackedTiles = 1024;
 
-// C's tensor maps (fp16 {N, M}, box {64, kOutputBoxRows}, 128-byte swizzle), one per group
-// slot, where Params<kGroups> has room (kGroups <= kMaxTmaStoreGroups, kTmaStoreBuilt).
+// C's tensor maps (fp16 {N, M}, 128-byte swizzle), two per group slot s: c[2 s] with boxes of
+// {64, kOutputBoxRows}, c[2 s + 1] of {64, kOutputTailRows}; where Params<kGroups> has room
+// (kGroups <= kMaxTmaStoreGroups, kTmaStoreBuilt).
 template <int kGroups, bool kHas = kTmaStoreBuilt && kGroups <= kMaxTmaStoreGroups>
 struct OutputMaps {
   static constexpr bool kPresent = false;
@@ -372,7 +377,7 @@ struct OutputMaps {
 template <int kGroups>
 struct alignas(64) OutputMaps<kGroups, true> {
   static constexpr bool kPresent = true;
-  CUtensorMap c[kGroups];
+  CUtensorMap c[2 * kGroups];
 };
 
 // NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
@@ -381,7 +386,7 @@ template <int kGroups>
 struct alignas(64) Params {
   GroupMaps maps[kGroups];
   // store_by_tma != 0 (set by the host for pre-pass plans with static M where out_maps exist):
-  // the epilogue stores C through out_maps.c[slot]; else by the consumer threads.
+  // the epilogue stores C through out_maps.c[2 slot], c[2 slot + 1]; else by the consumer threads.
   OutputMaps<kGroups> out_maps;
   int store_by_tma;
   GroupInfo info[kGroups];

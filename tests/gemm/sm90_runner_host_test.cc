@@ -523,14 +523,17 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
     EXPECT_EQ(a.dims[1], static_cast<uint64_t>(g.m));
     EXPECT_EQ(a.box[0], 64u);
     EXPECT_EQ(a.box[1], static_cast<uint32_t>(gi.tile_rows)) << "one box = one token tile";
-    if constexpr (sm90::OutputMaps<8>::kPresent) {  // C by TMA stores: fp16 {N, M}, 16-row boxes
-      const MapView c = View(params->out_maps.c[s]);
-      EXPECT_EQ(c.address, reinterpret_cast<uintptr_t>(groups[g.orig].c)) << "slot " << s;
-      EXPECT_EQ(c.dims[0], 4096u);
-      EXPECT_EQ(c.dims[1], static_cast<uint64_t>(g.m));
-      EXPECT_EQ(c.box[0], 64u);
-      EXPECT_EQ(c.box[1], static_cast<uint32_t>(sm90::kOutputBoxRows));
-      EXPECT_EQ(gi.tile_rows % sm90::kOutputBoxRows, 0) << "a store never crosses into a tile";
+    if constexpr (sm90::OutputMaps<8>::kPresent) {  // C by TMA stores: fp16 {N, M}, two boxes
+      for (int i = 0; i < 2; ++i) {
+        const MapView c = View(params->out_maps.c[2 * s + i]);
+        EXPECT_EQ(c.address, reinterpret_cast<uintptr_t>(groups[g.orig].c)) << "slot " << s;
+        EXPECT_EQ(c.dims[0], 4096u);
+        EXPECT_EQ(c.dims[1], static_cast<uint64_t>(g.m));
+        EXPECT_EQ(c.box[0], 64u);
+        EXPECT_EQ(c.box[1], static_cast<uint32_t>(i == 0 ? sm90::kOutputBoxRows
+                                                         : sm90::kOutputTailRows));
+      }
+      EXPECT_EQ(gi.tile_rows % sm90::kOutputTailRows, 0) << "a store never crosses into a tile";
     }
   }
   EXPECT_EQ(params->store_by_tma, sm90::kTmaStoreBuilt ? 1 : 0);
@@ -814,11 +817,12 @@ TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
       << "dynamic M: the threads store C, only the rows below device_m";
 }
 
-// C's tensor maps: for pre-pass plans with static M and at most 8 groups (Params<64> has no room
-// for 64 more), encoded once per (pointer, M, N) like the operands'.
+// C's tensor maps (two a group: 32- and 16-row boxes): for pre-pass plans with static M and at
+// most 8 groups (Params<64> has no room for 128 more), encoded once per (pointer, M, N) like the
+// operands'.
 TEST_F(Sm90PrepassHostTest, OutputMapsOnlyWhereTheyFit) {
   auto gemm = Make(TokenPrepass::kAlways);
-  const int per_group = sm90::kTmaStoreBuilt ? 3 : 2;
+  const int per_group = sm90::kTmaStoreBuilt ? 4 : 2;
   const std::vector<GroupProblem> eight = Groups({64, 0, 128, 64, 64, 64, 64, 64}, 1024, 512, 11);
   auto plan = std::make_unique<LaunchPlan>();
   encode_calls = 0;
@@ -831,8 +835,8 @@ TEST_F(Sm90PrepassHostTest, OutputMapsOnlyWhereTheyFit) {
   auto moved = eight;
   moved[2].c = static_cast<char*>(moved[2].c) + 256;
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(moved)}, plan.get()));
-  EXPECT_EQ(encode_calls.load(), 7 * per_group + (sm90::kTmaStoreBuilt ? 1 : 0))
-      << "a new C pointer: one new map";
+  EXPECT_EQ(encode_calls.load(), 7 * per_group + (sm90::kTmaStoreBuilt ? 2 : 0))
+      << "a new C pointer: its two new maps";
 
   const std::vector<GroupProblem> nine = Groups(std::vector<int>(9, 64), 1024, 1024, 12);
   encode_calls = 0;

@@ -74,13 +74,15 @@ inline constexpr float kEpilogueScale = (ENCORE_SM90_WEIGHTS_NORMAL_FP16 ? 1.0f 
 //   else (persistent, stream-K): each switch case packs its chunk; packing first needs 64 more
 //     live registers there, and ptxas put 128-136 bytes in local memory (run 89).
 // Copy-out, per 32-token chunk of a 64-column strip:
-//   out_map != nullptr (Pipeline::kEpiBuffers > 0; static M): the chunk is staged in the
-//     128B-swizzled buffer `buf` (the warpgroup's kEpiBuffers buffers in turn, `buf` carried
-//     across tiles), one barrier, then thread 0 of the warpgroup stores it with one or two bulk
-//     tensor stores of 16 rows (rows past the tile are never written: tile rows are multiples of
-//     16, and the map clips rows past M and columns past N). Before that barrier thread 0 waits
-//     until the store kEpiBuffers - 1 chunks back has read its buffer, the next one written.
-//     The caller waits for every store (BulkWaitGroup<0>) before the CTA exits;
+//   out_map != nullptr (Pipeline::kEpiBuffers > 0; static M; out_map[0] with 32-row boxes,
+//     out_map[1] with 16): the chunk is staged in the 128B-swizzled buffer `buf` (the
+//     warpgroup's kEpiBuffers buffers in turn, `buf` carried across tiles), one barrier, then
+//     thread 0 of the warpgroup stores it with one bulk tensor store (a 16-row box where at most
+//     16 of the tile's rows are left: rows past the tile are never written, and the map clips
+//     rows past M and columns past N). Run 127: two 16-row stores a chunk lost ~1 us a call on
+//     every GPU MODE shape (a TMA operation costs ~80 ns of the SM's unit whatever its size, run
+//     80). Before the barrier thread 0 waits until the store kEpiBuffers - 1 chunks back has read
+//     its buffer, the next one written. The caller waits for the last reads before the CTA exits;
 //   else: barrier, 16-byte stores by every thread masked to the valid rows and columns, barrier.
 template <TokenSource kSrc, bool kPackFirst>
 __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensorMap* out_map,
@@ -91,7 +93,8 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
   constexpr int kBufs = Pipeline<kSrc>::kEpiBuffers;
   static_assert(kBufs == 0 || kBufs >= 2, "a staging buffer is rewritten only after its store");
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
-  static_assert(T::kEpilogueRows == 2 * kOutputBoxRows, "two output boxes a chunk");
+  static_assert(T::kEpilogueRows == kOutputBoxRows && 2 * kOutputTailRows == kOutputBoxRows,
+                "an output box is a chunk or its first half");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
   constexpr int P = T::kEpiloguePitch;
@@ -157,11 +160,9 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
           NamedBarrierSync(1 + cw, 128);
           if (ct == 0) {
             if ((ENCORE_SM90_EXP_EPILOGUE != 1 || kPackFirst) && n_strip < gi.n) {
-              const int m = tc.m0 + ch * T::kEpilogueRows;
-              TmaStore2D(out_map, stage, n_strip, m);
-              if (ch * T::kEpilogueRows + kOutputBoxRows < tc.rows) {
-                TmaStore2D(out_map, stage + kRows16, n_strip, m + kOutputBoxRows);
-              }
+              const bool tail = tc.rows - ch * T::kEpilogueRows <= kOutputTailRows;
+              TmaStore2D(out_map + (tail ? 1 : 0), stage, n_strip,
+                         tc.m0 + ch * T::kEpilogueRows);
             }
             BulkCommitGroup();  // every chunk a group (maybe empty): the wait above counts chunks
           }
