@@ -627,9 +627,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       if constexpr (kOutputMaps) {
         if (store_by_tma) {
           keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput, sm90::kOutputBoxRows};
-          outs[num_keys++] = &params->out_maps.c[2 * s];
+          outs[num_keys++] = &params->out_maps[2 * s];
           keys[num_keys] = MapKey{p.c, p.m, p.n, MapRole::kOutput, sm90::kOutputTailRows};
-          outs[num_keys++] = &params->out_maps.c[2 * s + 1];
+          outs[num_keys++] = &params->out_maps[2 * s + 1];
         }
       }
     }

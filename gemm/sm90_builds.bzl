@@ -44,8 +44,8 @@ SM90_EXPERIMENTS = [
     # The persistent and stream-K kernels' epilogue without its copy-out (stmatrix and one barrier
     # a chunk: what the consumers would keep if other warps stored C; run 123).
     ("_exp_epi1", ["-DENCORE_SM90_EXP_EPILOGUE=1"]),
-    # Every kernel's epilogue with the threads' 16-byte stores (no TMA stores, no output maps).
-    ("_thrstore", ["-DENCORE_SM90_TMA_STORE=0"]),
+    # C by TMA stores in the pre-pass kernels with <= 8 groups and static M (runs 127-128: lost).
+    ("_tmastore", ["-DENCORE_SM90_TMA_STORE=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -64,7 +64,7 @@ SM90_HEADER_SUFFIXES = [
     "_pgrid",
     "_wg3",
     "_wg4",
-    "_thrstore",
+    "_tmastore",
 ]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

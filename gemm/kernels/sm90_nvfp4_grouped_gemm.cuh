@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       }
       const CUtensorMap* out_map = nullptr;
       if constexpr (OutputMaps<kGroups>::kPresent) {
-        if (tma_store) out_map = &p.out_maps.c[2 * tc.slot];
+        if (tma_store) out_map = &p.out_maps[2 * tc.slot];
       }
       EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw, ct,
                                                          epi_buf, acc);

@@ -59,13 +59,18 @@
 #endif
 
 #ifndef ENCORE_SM90_TMA_STORE
-// 1 (default): the pre-pass kernels with at most kMaxTmaStoreGroups groups store C by TMA (one
-//    bulk tensor store per 32-token chunk of a 64-column strip, from a 128B-swizzled staging
-//    buffer; Params::out_maps) where M is static; dynamic M and the other kernels keep the
-//    threads' 16-byte stores (no row past M is written). Run 123: the threads' copy-out costs
-//    GPU MODE shape 1 3.1 us and shape 0 2.4 us a call (their load/store pipeline, run 124).
-// 0 (manual build _thrstore): every kernel stores C with its threads.
-#define ENCORE_SM90_TMA_STORE 1
+// 0 (default): every kernel's consumer threads store C (16-byte stores from the padded staging).
+// 1 (manual build _tmastore): the pre-pass kernels with at most kMaxTmaStoreGroups groups store C
+//    by TMA where M is static: one bulk tensor store per 32-token chunk of a 64-column strip from
+//    a 128B-swizzled staging buffer (3 a consumer warpgroup, in turn; Params::out_maps), issued by
+//    thread 0 of the warpgroup (epilogue.cuh); dynamic M keeps the threads' stores.
+//    Run 123 put the threads' copy-out at 3.1 us a call on GPU MODE shape 1 and 2.4 on shape 0,
+//    but TMA stores lost on every GPU MODE shape in the same lease: run 127 (two 16-row stores a
+//    chunk, completion wait at the CTA's end) +1.0 / +1.0 / +1.0 / +0.6 us, run 128 (one 32-row
+//    store a chunk, a read wait at the end) +0.5 / +0.4 / +0.7 / +0.5 and decode8 +1.1. The
+//    stores' cost is their traffic, not the instructions that issue them (run 124 moved the
+//    same stores to other warps and lost too).
+#define ENCORE_SM90_TMA_STORE 0
 #endif
 
 namespace encore::gemm::sm90 {
@@ -367,9 +372,9 @@ inline constexpr int kFusedSyncClaims = 64;
 inline constexpr int kFusedSyncBytes = 4 * (kFusedSyncClaims + kMaxFusedCtas);
 inline constexpr int kMaxPackedTiles = 1024;
 
-// C's tensor maps (fp16 {N, M}, 128-byte swizzle), two per group slot s: c[2 s] with boxes of
-// {64, kOutputBoxRows}, c[2 s + 1] of {64, kOutputTailRows}; where Params<kGroups> has room
-// (kGroups <= kMaxTmaStoreGroups, kTmaStoreBuilt).
+// C's tensor maps (fp16 {N, M}, 128-byte swizzle), two per group slot s: out_maps[2 s] with
+// boxes of {64, kOutputBoxRows}, out_maps[2 s + 1] of {64, kOutputTailRows}; where
+// Params<kGroups> has room (kGroups <= kMaxTmaStoreGroups, kTmaStoreBuilt).
 template <int kGroups, bool kHas = kTmaStoreBuilt && kGroups <= kMaxTmaStoreGroups>
 struct OutputMaps {
   static constexpr bool kPresent = false;
@@ -377,18 +382,15 @@ struct OutputMaps {
 template <int kGroups>
 struct alignas(64) OutputMaps<kGroups, true> {
   static constexpr bool kPresent = true;
-  CUtensorMap c[2 * kGroups];
+  CUtensorMap out_maps[2 * kGroups];
 };
 
 // NOTES: passed by value (__grid_constant__); kGroups (8 or 64) keeps the block small for few
 // groups. sizeof(Params<64>) must stay under kMaxParamBytes (static_assert in the launcher).
+// (C's maps are a base: empty where absent, so the default build's layout is unchanged.)
 template <int kGroups>
-struct alignas(64) Params {
+struct alignas(64) Params : OutputMaps<kGroups> {
   GroupMaps maps[kGroups];
-  // store_by_tma != 0 (set by the host for pre-pass plans with static M where out_maps exist):
-  // the epilogue stores C through out_maps.c[2 slot], c[2 slot + 1]; else by the consumer threads.
-  OutputMaps<kGroups> out_maps;
-  int store_by_tma;
   GroupInfo info[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
@@ -405,7 +407,9 @@ struct alignas(64) Params {
   // the first token load. Shares of CTAs that are not resident are converted by waiting CTAs, so
   // the barrier needs no co-residency.
   int fused_prepass;
-  int pad2;
+  // store_by_tma != 0 (set by the host for pre-pass plans with static M where OutputMaps are
+  // present): the epilogue stores C through out_maps[2 slot], [2 slot + 1]; else the threads.
+  int store_by_tma;
   unsigned int* grid_sync;  // kFusedSyncBytes in the stream's token workspace, zero when allocated
   // Packed persistent schedule (Schedule::kPersistent with packed_ctas > 0): CTA b runs the tiles
   // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the

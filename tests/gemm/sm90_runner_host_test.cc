@@ -454,6 +454,23 @@ MapView View(const CUtensorMap& m) {
   return v;
 }
 
+// Slot s's two C maps (the _tmastore build: 32- and 16-row boxes of fp16 {N, M}); nothing to
+// check where Params has none.
+template <int kGroups>
+void ExpectOutputMaps(const sm90::Params<kGroups>& params, int s, const void* c, int n, int m) {
+  if constexpr (sm90::OutputMaps<kGroups>::kPresent) {
+    for (int i = 0; i < 2; ++i) {
+      const MapView v = View(params.out_maps[2 * s + i]);
+      EXPECT_EQ(v.address, reinterpret_cast<uintptr_t>(c)) << "slot " << s;
+      EXPECT_EQ(v.dims[0], static_cast<uint64_t>(n));
+      EXPECT_EQ(v.dims[1], static_cast<uint64_t>(m));
+      EXPECT_EQ(v.box[0], 64u);
+      EXPECT_EQ(v.box[1], static_cast<uint32_t>(i == 0 ? sm90::kOutputBoxRows
+                                                       : sm90::kOutputTailRows));
+    }
+  }
+}
+
 class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
@@ -523,18 +540,8 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
     EXPECT_EQ(a.dims[1], static_cast<uint64_t>(g.m));
     EXPECT_EQ(a.box[0], 64u);
     EXPECT_EQ(a.box[1], static_cast<uint32_t>(gi.tile_rows)) << "one box = one token tile";
-    if constexpr (sm90::OutputMaps<8>::kPresent) {  // C by TMA stores: fp16 {N, M}, two boxes
-      for (int i = 0; i < 2; ++i) {
-        const MapView c = View(params->out_maps.c[2 * s + i]);
-        EXPECT_EQ(c.address, reinterpret_cast<uintptr_t>(groups[g.orig].c)) << "slot " << s;
-        EXPECT_EQ(c.dims[0], 4096u);
-        EXPECT_EQ(c.dims[1], static_cast<uint64_t>(g.m));
-        EXPECT_EQ(c.box[0], 64u);
-        EXPECT_EQ(c.box[1], static_cast<uint32_t>(i == 0 ? sm90::kOutputBoxRows
-                                                         : sm90::kOutputTailRows));
-      }
-      EXPECT_EQ(gi.tile_rows % sm90::kOutputTailRows, 0) << "a store never crosses into a tile";
-    }
+    ExpectOutputMaps(*params, s, groups[g.orig].c, 4096, g.m);
+    EXPECT_EQ(gi.tile_rows % sm90::kOutputTailRows, 0) << "a store never crosses into a tile";
   }
   EXPECT_EQ(params->store_by_tma, sm90::kTmaStoreBuilt ? 1 : 0);
   EXPECT_EQ(expect_start, units);

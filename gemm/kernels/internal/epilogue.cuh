@@ -97,33 +97,31 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
                 "an output box is a chunk or its first half");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
-  constexpr int P = T::kEpiloguePitch;
   const int lane = ct & 31;
+  // Padded staging: warpgroup cw's chunk at stage_s; swizzled: buffer `buf` at EpiChunk(cw, buf).
+  const uint32_t stage_s = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * T::kEpiloguePitch;
+  constexpr int P = T::kEpiloguePitch;
   // The n8 blocks of a chunk: four 8x8 matrices per stmatrix (weight rows 16 warp + 0..7 and
-  // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes):
-  // lane L writes token row 8 (mat / 2) + L % 8 (+ 16 for jp = 1), 16-byte piece 2 warp + mat % 2.
-  // Run 36: -2% on GPU MODE shape 1 against one 2-byte store per value.
+  // + 8..15 of n8 blocks 2 jp, 2 jp + 1), stored transposed (token rows of 8 weights, 16 bytes).
+  // Run 36: -2% on GPU MODE shape 1 against one 2-byte store per value. Lane L writes token row
+  // 8 (mat / 2) + L % 8 (+ 16 for jp = 1), 16-byte piece 2 warp + mat % 2 (swizzled: piece
+  // j of row r at j ^ (r % 8), and r % 8 = L % 8); addr0/addr1 are offsets from the buffer there.
   const int mat = lane >> 3, t = lane & 7;
-  const int srow = 8 * (mat >> 1) + t, spiece = 2 * (ct >> 5) + (mat & 1);
+  const uint32_t addr0 =
+      kBufs == 0 ? stage_s + 2 * ((8 * (mat >> 1) + t) * P + (ct >> 5) * 16 + 8 * (mat & 1))
+                 : (8 * (mat >> 1) + t) * 128 + (((2 * (ct >> 5) + (mat & 1)) ^ t) << 4);
+  const uint32_t addr1 = addr0 + (kBufs == 0 ? 2 * 16 * P : 16 * 128);  // jp = 1: rows 16..31
+  const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
+  static_assert(kChunks <= 8, "the chunk switch has 8 cases");
   // Copy-out by threads: thread ct moves 16-byte pieces idx = ct, ct + 128 (token row idx / 8,
   // weights 8 (idx % 8) ..): rows past tc.rows and columns past gi.n are not written.
   const int row0 = ct >> 3, col8 = ct & 7;
-  // Byte offsets in a chunk's staging: this lane's stmatrix row (jp = 0; jp = 1 at + kRows16) and
-  // its copy-out piece (h = 0; h = 1 at + kRows16). Swizzled: piece j of row r at j ^ (r % 8).
-  constexpr uint32_t kRows16 = kBufs == 0 ? 2 * 16 * P : 16 * 128;
-  const uint32_t st_off = kBufs == 0 ? 2 * (srow * P + 8 * spiece) : srow * 128 + ((spiece ^ t) << 4);
-  const uint32_t ld_off =
-      kBufs == 0 ? 2 * (row0 * P + col8 * 8) : row0 * 128 + ((col8 ^ (row0 & 7)) << 4);
-  const uint32_t padded = sm.EpiAddr() + 2 * cw * T::kEpilogueRows * P;
-  const int chunks = (tc.nw + T::kEpilogueRows - 1) / T::kEpilogueRows;
-  static_assert(kChunks <= 8, "the chunk switch has 8 cases");
 #pragma unroll
   for (int sj = 0; sj < T::kStrips; ++sj) {
     const float* strip = acc + 64 * sj;
     uint32_t pk[kPackFirst ? kChunks : 1][8];
     if constexpr (kPackFirst) PackChunksFrom<0>(strip, kOut, chunks, pk);
-    const int n_strip = tc.n0 + (cw * T::kStrips + sj) * 64;
-    const int n = n_strip + col8 * 8;
+    const int n = tc.n0 + (cw * T::kStrips + sj) * 64 + col8 * 8;
     const bool n_ok = n < gi.n;
     uint16_t* out = gi.c + static_cast<size_t>(tc.m0) * gi.n + n;
 #pragma unroll 1
@@ -150,19 +148,19 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
         default:
           break;
       }
-      const uint32_t stage = kBufs == 0 ? padded : sm.EpiChunk(cw, buf);
-      StMatrixX4Trans(stage + st_off, r[0], r[1], r[2], r[3]);
-      StMatrixX4Trans(stage + st_off + kRows16, r[4], r[5], r[6], r[7]);
+      const uint32_t stage = kBufs == 0 ? 0 : sm.EpiChunk(cw, buf);
+      StMatrixX4Trans(stage + addr0, r[0], r[1], r[2], r[3]);
+      StMatrixX4Trans(stage + addr1, r[4], r[5], r[6], r[7]);
       if constexpr (kBufs > 0) {
         if (out_map != nullptr) {
           FenceProxyAsyncShared();  // the staged chunk -> the async proxy (the store's reads)
           if (ct == 0) BulkWaitGroupRead<kBufs - 2>();
           NamedBarrierSync(1 + cw, 128);
           if (ct == 0) {
-            if ((ENCORE_SM90_EXP_EPILOGUE != 1 || kPackFirst) && n_strip < gi.n) {
+            // Thread 0 (col8 = 0): n is the strip's first column.
+            if ((ENCORE_SM90_EXP_EPILOGUE != 1 || kPackFirst) && n < gi.n) {
               const bool tail = tc.rows - ch * T::kEpilogueRows <= kOutputTailRows;
-              TmaStore2D(out_map + (tail ? 1 : 0), stage, n_strip,
-                         tc.m0 + ch * T::kEpilogueRows);
+              TmaStore2D(out_map + (tail ? 1 : 0), stage, n, tc.m0 + ch * T::kEpilogueRows);
             }
             BulkCommitGroup();  // every chunk a group (maybe empty): the wait above counts chunks
           }
@@ -174,10 +172,12 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
       if constexpr (ENCORE_SM90_EXP_EPILOGUE == 1 && !kPackFirst) continue;
 #pragma unroll
       for (int h = 0; h < T::kEpilogueRows * 8 / 128; ++h) {
-        const int m = ch * T::kEpilogueRows + row0 + 16 * h;
+        const int row = row0 + 16 * h;
+        const int m = ch * T::kEpilogueRows + row;
         if (m < tc.rows && n_ok) {
-          *reinterpret_cast<uint4*>(out + static_cast<size_t>(m) * gi.n) =
-              LdShared128(stage + ld_off + h * kRows16);
+          *reinterpret_cast<uint4*>(out + static_cast<size_t>(m) * gi.n) = LdShared128(
+              kBufs == 0 ? stage_s + 2 * (row * P + col8 * 8)
+                         : stage + row * 128 + ((col8 ^ (row & 7)) << 4));
         }
       }
       NamedBarrierSync(1 + cw, 128);
