@@ -466,6 +466,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                              PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm) > 0),
         prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
         pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
+        prepass_before_wait_(options.prepass_before_wait),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -743,6 +744,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
+        pre->before_wait = prepass_before_wait_ ? 1 : 0;
       }
     }
     plan->kind = kind;
@@ -856,6 +858,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // RunnerOptions::pad_prepass_for_pdl, and the device's facts can bound the blocks per SM.
   const bool pad_small_prepasses_;
   const int prepass_pad_blocks_per_sm_;
+  const bool prepass_before_wait_;  // RunnerOptions::prepass_before_wait (experimental)
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
   const bool has_device_;
   void* const fake_token_workspace_;

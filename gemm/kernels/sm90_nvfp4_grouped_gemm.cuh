@@ -113,10 +113,12 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in unfused pre-pass kernels,
   // whose pre-kernel completed the kernel before them, and in fused ones built with
   // ENCORE_SM90_FUSED_WEIGHTS_WAIT = 0).
-  if (!(ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass && role == WarpRole::kProducer &&
-        !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused))) {
-    GridDependencyWait();
-  }
+  // (The weight producer of unfused pre-pass kernels waits before it triggers instead: a trigger
+  // then also says the pre-pass completed, which a pre-pass that converts before its own wait
+  // needs; RunnerOptions::prepass_before_wait.)
+  constexpr bool kProducerWaitsLate = ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass &&
+                                      !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused);
+  if (!(kProducerWaitsLate && role == WarpRole::kProducer)) GridDependencyWait();
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
 
   if constexpr (kFused) {
@@ -141,6 +143,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         // completion with griddepcontrol.wait before touching memory).
         // NOTES: runs 49-50 (stamps) saw no dependent of this kernel start before its last CTA
         // ended, also with every thread triggering first; see benchmarks/results/NOTES.md.
+        if constexpr (kProducerWaitsLate) GridDependencyWait();
         GridDependentsLaunch();
         StampCta(StampEvent::kTrigger);
       }

@@ -179,8 +179,14 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
   // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
   if (threadIdx.x == 0) StampTimeAt(0);
-  GridDependencyWait();
-  GridDependentsLaunch();
+  // p.before_wait (experimental, RunnerOptions::prepass_before_wait): convert first, then wait;
+  // every thread still waits before it exits, so this grid completes only after the previous one
+  // (the GEMM behind it, whose early weight reads rely on that, launches after the wait).
+  const bool before_wait = p.before_wait != 0;
+  if (!before_wait) {
+    GridDependencyWait();
+    GridDependentsLaunch();
+  }
   if (threadIdx.x == 0) StampTimeAt(1);
   if constexpr (kPrepassGridStride) {
     PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(blockIdx.x),
@@ -189,8 +195,11 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
   } else {
     const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;
-    if (u >= p.units) return;
-    PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+    if (u < p.units) PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+  }
+  if (before_wait) {
+    GridDependencyWait();
+    GridDependentsLaunch();
   }
   if (threadIdx.x == 0) {
     StampTimeAt(2);
