@@ -728,7 +728,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->prefers_pdl = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
-        plan->pre.function = sm90::PrepassFunction(kGroups);
+        plan->pre.function = sm90::PrepassFunction(kGroups, prepass_before_wait_);
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
@@ -744,7 +744,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
-        pre->before_wait = prepass_before_wait_ ? 1 : 0;
       }
     }
     plan->kind = kind;

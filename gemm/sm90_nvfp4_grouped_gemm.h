@@ -29,7 +29,9 @@ inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source,
                            bool fused = false);
 // The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
-const void* PrepassFunction(int group_capacity);
+// `before_wait`: the experimental instantiation that converts before its griddepcontrol.wait
+// (RunnerOptions::prepass_before_wait).
+const void* PrepassFunction(int group_capacity, bool before_wait = false);
 size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the

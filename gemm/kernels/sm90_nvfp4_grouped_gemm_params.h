@@ -335,9 +335,7 @@ struct alignas(64) PrepassParams {
   PrepassGroup g[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
-  // != 0 (RunnerOptions::prepass_before_wait, experimental): the pre-pass kernel converts before
-  // its griddepcontrol.wait and waits at its end (the fused pre-pass ignores it).
-  int before_wait;
+  int pad;
   long long units;  // all groups' (row, k-block) units
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS

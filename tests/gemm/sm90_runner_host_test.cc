@@ -513,7 +513,8 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
   EXPECT_EQ(pre->units, units);
   EXPECT_EQ(pre->num_groups, 8);
   EXPECT_EQ(pre->device_m, nullptr);
-  EXPECT_EQ(pre->before_wait, 0) << "RunnerOptions::prepass_before_wait is off by default";
+  EXPECT_EQ(plan->pre.function, sm90::PrepassFunction(8))
+      << "RunnerOptions::prepass_before_wait is off by default";
   EXPECT_EQ(static_cast<long long>(plan->pre.grid.x),
             (units * sm90::kPrepassThreadsPerUnit + sm90::kPrepassThreads - 1) /
                 sm90::kPrepassThreads);
@@ -822,7 +823,8 @@ TEST_F(Sm90PrepassHostTest, PrepassBeforeWaitReachesThePrepass) {
   auto plan = std::make_unique<LaunchPlan>();
   ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
   ASSERT_TRUE(plan->has_pre());
-  EXPECT_EQ(reinterpret_cast<const sm90::PrepassParams<8>*>(plan->pre.params)->before_wait, 1);
+  EXPECT_EQ(plan->pre.function, sm90::PrepassFunction(8, /*before_wait=*/true));
+  EXPECT_NE(plan->pre.function, sm90::PrepassFunction(8));
 }
 
 TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
