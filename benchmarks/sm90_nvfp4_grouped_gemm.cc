@@ -156,24 +156,19 @@ struct CallMode {
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
-  // Calls alternate between this runner and the next instance (each its own workspaces); with
-  // `before_wait`, both have RunnerOptions::prepass_before_wait (experimental), which needs that.
-  bool pair = false;
-  bool before_wait = false;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
 // `instance`: another runner with the same options, its own workspaces).
 Nvfp4GroupedGemm* Runner(const CallMode& how) {
-  static std::map<std::tuple<int, int, int, bool, int, int, bool, int, bool>,
+  static std::map<std::tuple<int, int, int, bool, int, int, bool, int>,
                   std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
       static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
-      how.sk_costs, how.pad_bound, how.pad_large, how.instance, how.before_wait)];
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance)];
   if (runner == nullptr) {
     RunnerOptions options;
-    options.prepass_before_wait = how.before_wait;
     if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
     if (how.pad_bound > 0) options.prepass_pad_blocks_per_sm = how.pad_bound;
     options.pad_large_prepasses = how.pad_large;
@@ -307,16 +302,10 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
-  // (CallMode::pair: set i's plan from runner i % 2, so consecutive calls use other workspaces;
-  // the first call of a batch follows the L2 flush's memset, not a GEMM.)
-  CallMode next = how;
-  next.instance = how.instance + 1;
-  Nvfp4GroupedGemm* const pair[2] = {gemm, how.pair ? Runner(next) : gemm};
   std::vector<std::unique_ptr<LaunchPlan>> plans;
-  for (size_t i = 0; i < sets.size(); ++i) {
+  for (InputSet& s : sets) {
     plans.push_back(std::make_unique<LaunchPlan>());
-    Check(pair[i % 2]->Prepare(GroupedGemmArguments{sets[i].groups, nullptr},
-                               plans.back().get(), kind));
+    Check(gemm->Prepare(GroupedGemmArguments{s.groups, nullptr}, plans.back().get(), kind));
   }
   auto stream = Stream::Create();
   Check(stream.status());
@@ -479,18 +468,6 @@ void Register(int sm_count) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/inshift", mb), s.m, s.n, s.k,
                     KernelKind::kAuto, 30, how);
     }
-  }
-  // Calls alternating between two runners: "gpumode/<shape>/auto/pair" (default options) and
-  // ".../spec" (RunnerOptions::prepass_before_wait: each pre-pass converts before its wait, behind
-  // the other runner's GEMM).
-  for (const BenchShape& s : kShapes) {
-    CallMode how;
-    how.pair = true;
-    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/pair"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 30, how);
-    how.before_wait = true;
-    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/spec"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 30, how);
   }
   for (const BenchShape& s : kFewTileShapes) register_padding("fewtiles", s, 15);
   for (const BenchShape& s : kShapes) {

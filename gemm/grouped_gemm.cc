@@ -466,7 +466,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                              PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm) > 0),
         prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
         pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
-        prepass_before_wait_(options.prepass_before_wait),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -728,7 +727,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->prefers_pdl = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
-        plan->pre.function = sm90::PrepassFunction(kGroups, prepass_before_wait_);
+        plan->pre.function = sm90::PrepassFunction(kGroups);
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
@@ -857,7 +856,6 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // RunnerOptions::pad_prepass_for_pdl, and the device's facts can bound the blocks per SM.
   const bool pad_small_prepasses_;
   const int prepass_pad_blocks_per_sm_;
-  const bool prepass_before_wait_;  // RunnerOptions::prepass_before_wait (experimental)
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
   const bool has_device_;
   void* const fake_token_workspace_;

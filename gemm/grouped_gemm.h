@@ -110,14 +110,6 @@ struct RunnerOptions {
   // (256 blocks -> 2 a SM) 55.4-55.8 -> 52.8-53.1 us; shape 0 (896 -> 7) within noise.
   // (Only with pad_prepass_for_pdl.)
   bool pad_large_prepasses = true;
-  // EXPERIMENTAL (measurement; default off): the pre-pass kernel converts and writes the tokens
-  // before its griddepcontrol.wait and waits at its end, so behind a PDL edge its work overlaps
-  // the previous kernel's tail. Correct only when the kernel launched right before a call's
-  // pre-pass neither writes that call's tokens or token scales nor reads this runner's token
-  // workspace of the stream: e.g. calls that alternate between two runners with this option
-  // (each its own workspaces), nothing else launched between them (the kernel benchmark's
-  // gpumode/<shape>/auto/spec family). Not for graphs of consecutive calls of one runner.
-  bool prepass_before_wait = false;
   // Token rows per tile at most: 0 (default) chooses per problem (heuristics.h ChooseMTileCap:
   // the cap with the smallest estimated makespan); otherwise a multiple of 16 in
   // [16, sm90::TileShape::kMaxBlockM] for every kAuto, simple and persistent plan (stream-K tiles

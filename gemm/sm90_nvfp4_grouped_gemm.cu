@@ -53,12 +53,9 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
   }
   // The pre-pass uses no shared memory; a plan may pad its blocks (LaunchPlan::pre).
   for (int cap : kGroupCapacities) {
-    for (bool before_wait : {false, true}) {
-      const cudaError_t err =
-          cudaFuncSetAttribute(PrepassFunction(cap, before_wait),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
-      if (err != cudaSuccess) return err;
-    }
+    const cudaError_t err = cudaFuncSetAttribute(
+        PrepassFunction(cap), cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
+    if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
 }

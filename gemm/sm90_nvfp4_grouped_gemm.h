@@ -29,9 +29,7 @@ inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source,
                            bool fused = false);
 // The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
-// `before_wait`: the experimental instantiation that converts before its griddepcontrol.wait
-// (RunnerOptions::prepass_before_wait).
-const void* PrepassFunction(int group_capacity, bool before_wait = false);
+const void* PrepassFunction(int group_capacity);
 size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the

@@ -27,14 +27,12 @@ cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
 #endif
 }  // namespace internal
 
-const void* PrepassFunction(int group_capacity, bool before_wait) {
+const void* PrepassFunction(int group_capacity) {
   switch (group_capacity) {
     case 8:
-      return before_wait ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8, true>)
-                         : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8>);
+      return reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8>);
     case 64:
-      return before_wait ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64, true>)
-                         : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64>);
+      return reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64>);
     default:
       return nullptr;
   }

@@ -164,7 +164,7 @@ __device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, 
 }
 
 // NOTES: the stamps build (_exp_stamps) bounds the kernel to 8 blocks an SM (sm_90's 2048 threads:
-// 32 registers, as the plain build uses; the stamps' pointer and branches then spill 16-24 bytes a
+// 32 registers, as the plain build uses; the stamps' pointer and branches then spill 16 bytes a
 // thread); at the 40 registers it takes otherwise only 6 fit, so the padded 896-block pre-pass of
 // GPU MODE shape 0 (7 a SM) ran in two waves there (run 125).
 #if ENCORE_SM90_EXP_STAMPS
@@ -172,24 +172,15 @@ inline constexpr int kSm90ThreadsPerSm = 2048;
 #define ENCORE_SM90_PREPASS_BOUNDS \
   __launch_bounds__(kPrepassThreads, kSm90ThreadsPerSm / kPrepassThreads)
 #else
-// (The experimental kBeforeWait instantiation takes 40 registers unbounded, 6 blocks an SM, where
-// a padded pre-pass may need 7 (GPU MODE shape 0): bounded to 8 like the stamps build, it spills
-// 24 bytes a thread, which its test allows.)
-#define ENCORE_SM90_PREPASS_BOUNDS __launch_bounds__(kPrepassThreads, kBeforeWait ? 8 : 0)
+#define ENCORE_SM90_PREPASS_BOUNDS __launch_bounds__(kPrepassThreads)
 #endif
-// kBeforeWait (experimental, RunnerOptions::prepass_before_wait; its own instantiation so the
-// default kernel keeps its code and registers): convert first, then wait. Every thread still
-// waits before it exits, so this grid completes only after the previous one, and the GEMM behind
-// it (whose weight producer reads before its own wait) launches only after the wait.
-template <int kGroups, bool kBeforeWait = false>
+template <int kGroups>
 __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
   // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
   if (threadIdx.x == 0) StampTimeAt(0);
-  if constexpr (!kBeforeWait) {
-    GridDependencyWait();
-    GridDependentsLaunch();
-  }
+  GridDependencyWait();
+  GridDependentsLaunch();
   if (threadIdx.x == 0) StampTimeAt(1);
   if constexpr (kPrepassGridStride) {
     PrepassStrided</*kBatch=*/2, kPrepassThreads>(p, static_cast<int>(blockIdx.x),
@@ -198,15 +189,8 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
   } else {
     const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;
-    if (u >= p.units) {
-      if constexpr (kBeforeWait) GridDependencyWait();
-      return;
-    }
+    if (u >= p.units) return;
     PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
-  }
-  if constexpr (kBeforeWait) {
-    GridDependencyWait();
-    GridDependentsLaunch();
   }
   if (threadIdx.x == 0) {
     StampTimeAt(2);

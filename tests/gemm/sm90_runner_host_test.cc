@@ -513,8 +513,6 @@ TEST_F(Sm90PrepassHostTest, PrepassPlanLinesUpWithTheGemm) {
   EXPECT_EQ(pre->units, units);
   EXPECT_EQ(pre->num_groups, 8);
   EXPECT_EQ(pre->device_m, nullptr);
-  EXPECT_EQ(plan->pre.function, sm90::PrepassFunction(8))
-      << "RunnerOptions::prepass_before_wait is off by default";
   EXPECT_EQ(static_cast<long long>(plan->pre.grid.x),
             (units * sm90::kPrepassThreadsPerUnit + sm90::kPrepassThreads - 1) /
                 sm90::kPrepassThreads);
@@ -810,21 +808,6 @@ TEST_F(Sm90PrepassHostTest, WorkspaceTooSmall) {
   EXPECT_TRUE(absl::StrContains(s.message(), "token_workspace_bytes")) << s;
   ENCORE_ASSERT_OK(Make(TokenPrepass::kAlways, size_t{4} << 20)->Prepare(args, plan.get()));
   EXPECT_TRUE(plan->has_pre()) << "exactly the bytes needed is enough";
-}
-
-TEST_F(Sm90PrepassHostTest, PrepassBeforeWaitReachesThePrepass) {
-  RunnerOptions options;
-  options.stream_k = false;
-  options.token_prepass = TokenPrepass::kAlways;
-  options.fuse_token_prepass = FusePrepass::kNever;
-  options.prepass_before_wait = true;
-  auto gemm = HostRunner(options, const_cast<void*>(Addr(kWorkspace)));
-  const std::vector<GroupProblem> groups = Groups({256, 64}, 2048, 1024, 13);
-  auto plan = std::make_unique<LaunchPlan>();
-  ENCORE_ASSERT_OK(gemm->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get()));
-  ASSERT_TRUE(plan->has_pre());
-  EXPECT_EQ(plan->pre.function, sm90::PrepassFunction(8, /*before_wait=*/true));
-  EXPECT_NE(plan->pre.function, sm90::PrepassFunction(8));
 }
 
 TEST_F(Sm90PrepassHostTest, DynamicMReachesThePrepass) {
