@@ -46,6 +46,8 @@ SM90_EXPERIMENTS = [
     ("_exp_epi1", ["-DENCORE_SM90_EXP_EPILOGUE=1"]),
     # C by TMA stores in the pre-pass kernels with <= 8 groups and static M (runs 127-128: lost).
     ("_tmastore", ["-DENCORE_SM90_TMA_STORE=1"]),
+    # The weight producer triggers without waiting first (the default before session 19).
+    ("_earlytrig", ["-DENCORE_SM90_PRODUCER_WAITS_LATE=0"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

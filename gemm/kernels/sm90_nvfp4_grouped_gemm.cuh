@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         // completion with griddepcontrol.wait before touching memory).
         // NOTES: runs 49-50 (stamps) saw no dependent of this kernel start before its last CTA
         // ended, also with every thread triggering first; see benchmarks/results/NOTES.md.
-        if constexpr (kProducerWaitsLate) GridDependencyWait();
+        if constexpr (kProducerWaitsLate && ENCORE_SM90_PRODUCER_WAITS_LATE) GridDependencyWait();
         GridDependentsLaunch();
         StampCta(StampEvent::kTrigger);
       }

@@ -46,6 +46,13 @@
 //    pre-pass, whose weight producer reads before its own wait.) 0: every thread waits first.
 #define ENCORE_SM90_EARLY_WEIGHTS 1
 #endif
+#ifndef ENCORE_SM90_PRODUCER_WAITS_LATE
+// 1 (default since session 19): where the weight producer reads before griddepcontrol.wait
+//    (ENCORE_SM90_EARLY_WEIGHTS), it waits right before its launch_dependents, so this grid's
+//    trigger also says the pre-pass before it completed. 0 (manual build _earlytrig): it never
+//    waits (the trigger still followed the pre-pass in practice: the consumers need its tokens).
+#define ENCORE_SM90_PRODUCER_WAITS_LATE 1
+#endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
 // default 4 (parts of 2 steps) since run 25. Runs 38-39: 2 parts -2% on s0 and few-tile shapes,
