@@ -581,7 +581,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::array<MapKey, 4 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
     std::array<CUtensorMap*, 4 * kMaxGroups> outs;
     int num_keys = 0;
-    // C by TMA stores (epilogue.cuh): pre-pass kernels with static M, where Params has the maps.
+    // C by TMA stores (the _tmastore build, epilogue.cuh): pre-pass kernels with static M, where
+    // Params has the maps (sm90::OutputMaps).
     constexpr bool kOutputMaps = sm90::OutputMaps<kGroups>::kPresent;
     const bool store_by_tma = kOutputMaps && prepass && args.device_m == nullptr;
     for (int s = 0; s < num_groups; ++s) {

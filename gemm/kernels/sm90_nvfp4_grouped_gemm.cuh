@@ -18,9 +18,9 @@
 //                  in the kFused instantiations warps 1-11 convert them first, warp 2 then
 //                  minds the grid barrier (fused_prepass.cuh);
 //   warpgroups 1..kConsumerWgs (2; 3 or 4 with ENCORE_SM90_CONSUMER_WGS): weight dequant, wgmma,
-//                  epilogue (staged through shared memory, then bulk tensor stores by thread 0
-//                  of the warpgroup, or 16-byte coalesced stores masked to the valid rows and
-//                  columns: epilogue.cuh).
+//                  epilogue (staged through shared memory, 16-byte coalesced stores masked to
+//                  the valid rows and columns; bulk tensor stores by thread 0 of the warpgroup
+//                  in the _tmastore build: epilogue.cuh).
 // Pipelines: raw stages (inputs_arrived = raw_full, inputs_finished = raw_empty) and fp16 token
 // stages (tokens_ready = tok_full, tokens_finished = tok_empty), all mbarriers.
 // Parts (kernels/internal/): switches.cuh (compile-time switches), smem_layout.cuh, producer.cuh,

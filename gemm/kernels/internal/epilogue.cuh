@@ -1,6 +1,6 @@
 // The sm90 kernel's epilogue: a consumer warpgroup's fp32 accumulators -> fp16 C through shared
-// memory (stmatrix, 32 tokens per pass), then bulk tensor stores (TMA) or 16-byte coalesced
-// thread stores masked to the valid rows/columns.
+// memory (stmatrix, 32 tokens per pass), then 16-byte coalesced thread stores masked to the valid
+// rows/columns (or, in the _tmastore build, bulk tensor stores: ENCORE_SM90_TMA_STORE).
 //
 // Example (inside the kernel, after ConsumerTile; `buf` starts at 0 and lives across tiles):
 //   EpilogueTile<kSrc, /*kPackFirst=*/kSchedule == Schedule::kSimple>(gi, map_or_null, tc, sm, cw,
