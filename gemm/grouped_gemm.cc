@@ -533,7 +533,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       }
       if (sk_workspace != nullptr) kind = KernelKind::kStreamK;  // kAuto: else whole tiles
     }
-    const bool fits = shape.prepass_bytes <= token_workspace_bytes_;
+    // (A pre-pass's units, at most prepass_bytes / 256, stay below 2^32: the kernel's 32-bit
+    // unit index, ENCORE_SM90_PREPASS_U32_INDEX.)
+    const bool fits = shape.prepass_bytes <= token_workspace_bytes_ &&
+                      shape.prepass_bytes / 256 <= std::numeric_limits<uint32_t>::max();
     // Stream-K plans convert tokens in kernel unless sm90::kStreamKPrepass
     // (sm90_nvfp4_grouped_gemm_prepass.cu NOTES).
     const bool prepass_kind = kind != KernelKind::kStreamK || sm90::kStreamKPrepass;

@@ -48,6 +48,8 @@ SM90_EXPERIMENTS = [
     ("_tmastore", ["-DENCORE_SM90_TMA_STORE=1"]),
     # The weight producer triggers without waiting first (the default before session 19).
     ("_earlytrig", ["-DENCORE_SM90_PRODUCER_WAITS_LATE=0"]),
+    # The token pre-pass's unit index by a 32-bit division instead of div.s64 (run 132's lead).
+    ("_pre32", ["-DENCORE_SM90_PREPASS_U32_INDEX=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

@@ -62,9 +62,17 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   }
   const PrepassGroup& g = p.g[lo];
   const int kbs = TileShape::KBlocks(g.k);
+#if ENCORE_SM90_PREPASS_U32_INDEX
+  // A group's units < 2^32 (the runner's plans: at most token_workspace_bytes / 256 units, and
+  // it refuses pre-passes of 2^32 units or more): one 32-bit division.
+  const uint32_t local = static_cast<uint32_t>(u - g.unit_start);
+  const int row = static_cast<int>(local / static_cast<uint32_t>(kbs));
+  const int kb = static_cast<int>(local - static_cast<uint32_t>(row) * static_cast<uint32_t>(kbs));
+#else
   const long long local = u - g.unit_start;
   const int row = static_cast<int>(local / kbs);
   const int kb = static_cast<int>(local % kbs);
+#endif
   const int m = p.device_m != nullptr ? min(g.m, p.device_m[g.orig]) : g.m;
   if (row >= m) return j;  // dynamic M: rows past the step's M are never read by the GEMM's stores
 

@@ -54,6 +54,13 @@
 //    Run 131 (same lease, 4 rounds): equal within 0.1 us on every GPU MODE and few-tile shape.
 #define ENCORE_SM90_PRODUCER_WAITS_LATE 1
 #endif
+#ifndef ENCORE_SM90_PREPASS_U32_INDEX
+// 0 (default): the token pre-pass finds a unit's row and k-block with a 64-bit division (PTX
+//    div.s64: a long SASS sequence; run 132's ncu of GPU MODE shape 0's pre-pass: 370
+//    instructions a warp, issue-latency bound at 34% issue slots, DRAM 12%, 7.6 us).
+// 1 (manual build _pre32; not yet run on the GPU): one 32-bit division (units of a group < 2^32).
+#define ENCORE_SM90_PREPASS_U32_INDEX 0
+#endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
 // default 4 (parts of 2 steps) since run 25. Runs 38-39: 2 parts -2% on s0 and few-tile shapes,
