@@ -242,35 +242,35 @@ TEST(PreferFusedPrepassTest, OnlySmallSharesPerCta) {
   EXPECT_FALSE(PreferFusedPrepass(0, 0));
 }
 
+// H200: 228 KB of shared memory per SM, 227 KB a block at most, 1 KB reserved per block.
+constexpr int kSmemPerSm = 233472, kSmemOptin = 232448, kReservedPerBlock = 1024;
+
 TEST(PrepassPdlPadBytesTest, AtMostTwoBlocksPerSm) {
-  // H200: 228 KB of shared memory per SM, 227 KB a block at most, 1 KB reserved per block.
-  const int per_sm = 233472, optin = 232448, reserved = 1024;
-  const int pad = PrepassPdlPadBytes(per_sm, optin, reserved, 2);
+  const int pad = PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 2);
   EXPECT_EQ(pad, 114688);
-  EXPECT_LE(2 * (pad + reserved), per_sm) << "two blocks fit";
-  EXPECT_GT(3 * (pad + reserved), per_sm) << "three do not";
-  EXPECT_EQ(PrepassPdlPadBytes(0, optin, reserved, 2), 0) << "no device facts";
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 0, reserved, 2), 0);
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, -1, 2), 0);
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, 64 * 1024, reserved, 2), 0)
+  EXPECT_LE(2 * (pad + kReservedPerBlock), kSmemPerSm) << "two blocks fit";
+  EXPECT_GT(3 * (pad + kReservedPerBlock), kSmemPerSm) << "three do not";
+  EXPECT_EQ(PrepassPdlPadBytes(0, kSmemOptin, kReservedPerBlock, 2), 0) << "no device facts";
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, 0, kReservedPerBlock, 2), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, -1, 2), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, 64 * 1024, kReservedPerBlock, 2), 0)
       << "a block cannot ask for that much";
 }
 
 // Any bound: exactly that many padded blocks fit on an SM, one more does not; the pad is a
 // multiple of 128 bytes and at most what a block may ask for (one a SM: all but two reservations).
 TEST(PrepassPdlPadBytesTest, EveryBoundFitsExactly) {
-  const int per_sm = 233472, optin = 232448, reserved = 1024;
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, 1), per_sm - 2 * reserved);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 1), kSmemPerSm - 2 * kReservedPerBlock);
   for (int b = 1; b <= 8; ++b) {
-    const int pad = PrepassPdlPadBytes(per_sm, optin, reserved, b);
+    const int pad = PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, b);
     ASSERT_GT(pad, 0) << b;
     EXPECT_EQ(pad % 128, 0) << b;
-    EXPECT_LE(pad, optin) << b;
-    EXPECT_LE(b * (pad + reserved), per_sm) << b << " blocks fit";
-    EXPECT_GT((b + 1) * (pad + reserved), per_sm) << b + 1 << " do not";
+    EXPECT_LE(pad, kSmemOptin) << b;
+    EXPECT_LE(b * (pad + kReservedPerBlock), kSmemPerSm) << b << " blocks fit";
+    EXPECT_GT((b + 1) * (pad + kReservedPerBlock), kSmemPerSm) << b + 1 << " do not";
   }
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, 0), 0);
-  EXPECT_EQ(PrepassPdlPadBytes(per_sm, optin, reserved, -1), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 0), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, -1), 0);
 }
 
 // Large pre-passes behind an edge: enough blocks a SM for all of them at once, never fewer than

@@ -474,6 +474,11 @@ void ExpectOutputMaps(const sm90::Params<kGroups>& params, int s, const void* c,
 class Sm90PrepassHostTest : public ::testing::Test {
  protected:
   static constexpr uintptr_t kWorkspace = 0x7f0000000000ull;
+  // A runner with the H200's shared-memory facts (the pre-pass padding needs them), no stream-K.
+  static std::unique_ptr<Nvfp4GroupedGemm> MakeWithSmemFacts(RunnerOptions options) {
+    options.stream_k = false;
+    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
+  }
   std::unique_ptr<Nvfp4GroupedGemm> Make(TokenPrepass mode, size_t bytes = size_t{64} << 20,
                                          int max_workspaces = 8,
                                          FusePrepass fuse = FusePrepass::kNever,
@@ -666,11 +671,10 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
 // with PDL, and kAuto no longer fuses them.
 TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_TRUE(RunnerOptions{}.pad_prepass_for_pdl);
-  auto runner = [&](bool pad) {
+  auto runner = [](bool pad) {
     RunnerOptions options;
-    options.stream_k = false;
     options.pad_prepass_for_pdl = pad;
-    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
+    return MakeWithSmemFacts(options);
   };
   const auto padded = runner(true);
   const auto unpadded = runner(false);
@@ -718,12 +722,11 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
 // pre-passes that launch behind an edge anyway are padded too (GPU MODE shape 1: 256 blocks, 2 a
 // SM; shape 0: 896 blocks, 7 a SM).
 TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
-  auto runner = [&](int bound, bool large) {
+  auto runner = [](int bound, bool large) {
     RunnerOptions options;
-    options.stream_k = false;
     options.prepass_pad_blocks_per_sm = bound;
     options.pad_large_prepasses = large;
-    return HostRunner(options, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true);
+    return MakeWithSmemFacts(options);
   };
   EXPECT_TRUE(RunnerOptions{}.pad_large_prepasses);
   EXPECT_EQ(RunnerOptions{}.prepass_pad_blocks_per_sm, 1);
@@ -753,11 +756,10 @@ TEST_F(Sm90PrepassHostTest, PaddingBoundsAndLargePrepasses) {
   }
   // Without the padding nothing is padded, large or not.
   RunnerOptions off;
-  off.stream_k = false;
   off.pad_prepass_for_pdl = false;
   off.pad_large_prepasses = true;
-  ENCORE_ASSERT_OK(HostRunner(off, const_cast<void*>(Addr(kWorkspace)), /*smem_facts=*/true)
-                       ->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s1)}, plan.get()));
+  ENCORE_ASSERT_OK(
+      MakeWithSmemFacts(off)->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s1)}, plan.get()));
   EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
   // Create rejects bounds outside [1, 8] before it looks for a device.
   for (int bound : {0, 9, -1}) {
