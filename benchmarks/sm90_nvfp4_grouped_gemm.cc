@@ -57,8 +57,14 @@ void Check(const absl::Status& s) {
 // ({150, 0, 4}); the others from session 12's stamps (run 88): a piece's loop start, gap and
 // epilogue ~1.3-2.2 us (300-450 units), a split's store or read ~1.0 us + ~0.01 us per token row.
 // (Run 92 measured this list in another order: its costs<i> are listed in its README.)
+// 6-8: the defaults with decode_rows 176 / 192 / 208 (run 129's stamps inside shape 0: narrow
+// tiles' k-blocks cost relative to 256-row ones what (rows + 192) / 2 says, not (rows + 160) / 2;
+// run 134: shape 0 99.3 / 102 / 106 us vs 95.6, so the stamps build misleads here); 9-11: 144 /
+// 128 / 96.
 constexpr StreamKCosts kSkCosts[] = {
-    StreamKCosts{}, {150, 0, 4}, {300, 230, 2}, {450, 230, 2}, {300, 0, 4}, {450, 0, 4},
+    StreamKCosts{},     {150, 0, 4},        {300, 230, 2},      {450, 230, 2},
+    {300, 0, 4},        {450, 0, 4},        {150, 230, 2, 176}, {150, 230, 2, 192},
+    {150, 230, 2, 208}, {150, 230, 2, 144}, {150, 230, 2, 128}, {150, 230, 2, 96},
 };
 constexpr int kNumSkCosts = static_cast<int>(std::size(kSkCosts));
 

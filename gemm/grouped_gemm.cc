@@ -51,7 +51,8 @@ namespace {
 // largest pad of all: ConfigureKernels' limit).
 int PrepassPadBytes(const DeviceInfo& info, int blocks_per_sm) {
   return PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block,
-                            info.reserved_smem_per_block, blocks_per_sm);
+                            info.reserved_smem_per_block, blocks_per_sm,
+                            sm90::kPrepassStaticSmemBytes);
 }
 
 using sm90::GroupInfo;
@@ -747,6 +748,13 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
+#if ENCORE_SM90_PREPASS_READY
+        // The GEMM waits for the pre-pass blocks' count on the stream's barrier words instead of
+        // the pre-pass grid (sm90 prepass_ready.cuh).
+        params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
+        params->prepass_blocks = static_cast<int>(plan->pre.grid.x);
+        pre->ready = params->grid_sync;
+#endif
       }
     }
     plan->kind = kind;
@@ -904,10 +912,11 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
                                                    ": must be in [1, 8]"));
   }
   const StreamKCosts& sk = options.stream_k_costs;
-  if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ",
-                     sk.io_fixed, ", io_per_row ", sk.io_per_row, "}: costs must be >= 0"));
+  if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0 || sk.decode_rows < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ", sk.io_fixed,
+        ", io_per_row ", sk.io_per_row, ", decode_rows ", sk.decode_rows,
+        "}: costs must be >= 0"));
   }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));

@@ -197,15 +197,18 @@ inline bool PrepassPrefersPdl(long long blocks, int grid, int sm_count) {
 // (already behind an edge) equal. Without padding the edge lost (runs 51, 57: +4..8%). Runs
 // 119-121: the bound as an even spread (PrepassSpreadBlocksPerSm) for every pre-pass behind an
 // edge.
+// `static_per_block`: the pre-pass kernel's own static shared memory (sm90::kPrepassStaticSmemBytes).
 inline int PrepassPdlPadBytes(int smem_per_sm, int smem_optin_per_block, int reserved_per_block,
-                              int blocks_per_sm) {
+                              int blocks_per_sm, int static_per_block = 0) {
   if (smem_per_sm <= 0 || smem_optin_per_block <= 0 || reserved_per_block < 0 ||
-      blocks_per_sm < 1) {
+      blocks_per_sm < 1 || static_per_block < 0) {
     return 0;
   }
-  const int pad = (smem_per_sm / blocks_per_sm - 2 * reserved_per_block) / 128 * 128;
-  if (pad <= 0 || pad > smem_optin_per_block ||
-      static_cast<long long>(blocks_per_sm + 1) * (pad + reserved_per_block) <= smem_per_sm) {
+  const int pad =
+      (smem_per_sm / blocks_per_sm - 2 * reserved_per_block - static_per_block) / 128 * 128;
+  if (pad <= 0 || pad + static_per_block > smem_optin_per_block ||
+      static_cast<long long>(blocks_per_sm + 1) * (pad + static_per_block + reserved_per_block) <=
+          smem_per_sm) {
     return 0;
   }
   return pad;
@@ -273,8 +276,11 @@ inline KernelKind ChooseKernel(int num_tiles, int sm_count) {
 // 0.869 / 1.159 us, i.e. max(w, (w + 160) / 2) rows at 4.5 ns: narrow tiles pay for the weight
 // decode they cannot hide).
 inline constexpr long long kPackTileFixed = 150;
+inline constexpr long long kPackDecodeRows = 160;
 // One k-block of a tile with `rows` token rows (PackCost without the fixed cost).
-inline long long PackKBlockCost(int rows) { return std::max(rows, (rows + 160) / 2); }
+inline long long PackKBlockCost(int rows, long long decode_rows = kPackDecodeRows) {
+  return std::max<long long>(rows, (rows + decode_rows) / 2);
+}
 inline long long PackCost(int rows, int kblocks) {
   return kblocks * PackKBlockCost(rows) + kPackTileFixed;
 }
@@ -449,7 +455,8 @@ inline constexpr long long kStreamKIoFixed = 230;
 inline constexpr long long kStreamKIoPerRow = 2;
 static_assert(StreamKCosts{}.piece_fixed == kPackTileFixed &&
                   StreamKCosts{}.io_fixed == kStreamKIoFixed &&
-                  StreamKCosts{}.io_per_row == kStreamKIoPerRow,
+                  StreamKCosts{}.io_per_row == kStreamKIoPerRow &&
+                  StreamKCosts{}.decode_rows == kPackDecodeRows,
               "StreamKCosts' defaults are the fitted constants");
 
 // Fills CTAs in order up to `target` each (a CTA whose first item alone exceeds it takes at least
@@ -466,7 +473,7 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
     load = 0;
   };
   for (const StreamKTile& t : tiles) {
-    const long long per = PackKBlockCost(t.rows);
+    const long long per = PackKBlockCost(t.rows, costs.decode_rows);
     const long long io =
         costs.io_fixed + costs.io_per_row * ((t.rows + 63) / 64 * 64);  // 64-column chunks
     int left = t.kblocks;
@@ -516,7 +523,7 @@ inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ct
   max_ctas = std::max(1, max_ctas);
   long long total = 0;
   for (const StreamKTile& t : tiles) {
-    total += t.kblocks * PackKBlockCost(t.rows) + costs.piece_fixed;
+    total += t.kblocks * PackKBlockCost(t.rows, costs.decode_rows) + costs.piece_fixed;
   }
   if (tiles.empty()) return StreamKPlan{0, {0}, 0, 0};
   long long lo = std::max<long long>(1, total / max_ctas), hi = total + 1;

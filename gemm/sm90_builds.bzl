@@ -48,8 +48,11 @@ SM90_EXPERIMENTS = [
     ("_tmastore", ["-DENCORE_SM90_TMA_STORE=1"]),
     # The weight producer triggers without waiting first (the default before session 19).
     ("_earlytrig", ["-DENCORE_SM90_PRODUCER_WAITS_LATE=0"]),
-    # The token pre-pass's unit index by a 32-bit division instead of div.s64 (run 132's lead).
-    ("_pre32", ["-DENCORE_SM90_PREPASS_U32_INDEX=1"]),
+    # The token pre-pass before run 133: the shuffle exchange and the 64-bit unit index.
+    ("_shuffle", ["-DENCORE_SM90_PREPASS_STAGE=0", "-DENCORE_SM90_PREPASS_U32_INDEX=0"]),
+    # The GEMM waits for the pre-pass blocks' done count instead of the pre-pass grid (run 133:
+    # lost on every GPU MODE shape).
+    ("_ready", ["-DENCORE_SM90_PREPASS_READY=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -69,6 +72,7 @@ SM90_HEADER_SUFFIXES = [
     "_wg3",
     "_wg4",
     "_tmastore",
+    "_shuffle",
 ]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

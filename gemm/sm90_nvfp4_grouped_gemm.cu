@@ -51,7 +51,8 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
       }
     }
   }
-  // The pre-pass uses no shared memory; a plan may pad its blocks (LaunchPlan::pre).
+  // The pre-pass uses no shared memory of its own (kPrepassStaticSmemBytes with
+  // ENCORE_SM90_PREPASS_STAGE); a plan may pad its blocks (LaunchPlan::pre).
   for (int cap : kGroupCapacities) {
     const cudaError_t err = cudaFuncSetAttribute(
         PrepassFunction(cap), cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);

@@ -18,6 +18,9 @@ struct StreamKCosts {
   // (rows rounded up to 64-column chunks).
   long long io_fixed = 230;  // heuristics.h kStreamKIoFixed (run 92)
   long long io_per_row = 2;  // heuristics.h kStreamKIoPerRow (run 92; 4 and no fixed part before)
+  // A k-block of a tile with r token rows costs max(r, (r + decode_rows) / 2) units: narrow
+  // tiles pay for the weight decode they cannot hide (heuristics.h PackKBlockCost).
+  long long decode_rows = 160;  // heuristics.h kPackDecodeRows
 };
 
 }  // namespace encore::gemm

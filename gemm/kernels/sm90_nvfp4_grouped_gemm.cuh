@@ -44,6 +44,7 @@
 #include "gemm/kernels/internal/consumer.cuh"
 #include "gemm/kernels/internal/epilogue.cuh"
 #include "gemm/kernels/internal/fused_prepass.cuh"
+#include "gemm/kernels/internal/prepass_ready.cuh"
 #include "gemm/kernels/internal/producer.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/smem_layout.cuh"
@@ -119,7 +120,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // to the early trigger within 0.1 us on every GPU MODE and few-tile shape, four rounds.)
   constexpr bool kProducerWaitsLate = ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass &&
                                       !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused);
-  if (!(kProducerWaitsLate && role == WarpRole::kProducer)) GridDependencyWait();
+  // (ENCORE_SM90_PREPASS_READY, Params::prepass_blocks > 0: only the weight producer waits for
+  // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
+  // prepass_ready.cuh.)
+  constexpr bool kReadyBuilt = ENCORE_SM90_PREPASS_READY && P::kPrepass && !kFused;
+  const bool ready_count = kReadyBuilt && p.prepass_blocks > 0;
+  if (!(kProducerWaitsLate && role == WarpRole::kProducer) &&
+      !(ready_count && role != WarpRole::kProducer)) {
+    GridDependencyWait();
+  }
   if (tid == 128) StampCta(StampEvent::kGemmWaited);
 
   if constexpr (kFused) {
@@ -154,12 +163,20 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       }
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();
+        [[maybe_unused]] bool pre_done = !ready_count;
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
+          if constexpr (kReadyBuilt) {
+            if (!pre_done) PrepassReadyWait(p.grid_sync, p.prepass_blocks);
+            pre_done = true;
+          }
           TokenProducerTile(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0, w.kb1,
                             pol_last);
         });
+        if constexpr (kReadyBuilt) {
+          if (ready_count) PrepassReadyPass(p.grid_sync, p.prepass_blocks);
+        }
       }
     } else {  // WarpRole::kTokenDequant
       sched.ForEach([&](const WorkItem& w) {

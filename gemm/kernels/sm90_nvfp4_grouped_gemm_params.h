@@ -73,6 +73,21 @@
 #define ENCORE_SM90_TMA_STORE 0
 #endif
 
+#ifndef ENCORE_SM90_PREPASS_READY
+// 0 (default): a GEMM after a separate token pre-pass learns that the tokens are written from
+//    griddepcontrol.wait (the pre-pass grid completed: run 129's stamps, 1.3-1.5 us after its last
+//    block on GPU MODE shapes 0-1, ~1.1 on shapes 2-3).
+// 1 (manual build _ready): each pre-pass block counts itself done (red.release after its stores)
+//    on the stream's barrier words, and the GEMM's token producer waits for the count instead
+//    (Params::prepass_blocks); its consumers do not wait for the pre-pass grid at all. The weight
+//    producer still waits before its trigger, so the GEMM's dependents still follow the pre-pass.
+//    Run 133 (correct: kernel test 20/20): lost on every GPU MODE shape (0: 99.5 vs 97.0 us with
+//    the same staged pre-pass; 1-3: +0.3..+0.7; decode8 +1.4; one_tile -0.5): each block's count
+//    waits for its stores, so the blocks hold their SMs longer (the pre-pass alone 8.1 vs 7.3 us
+//    on shape 0), which costs more than the grid completion's ~1.3 us.
+#define ENCORE_SM90_PREPASS_READY 0
+#endif
+
 namespace encore::gemm::sm90 {
 
 // NOTES: stream-K kernels (KernelKind::kStreamK) are built by default (ENCORE_SM90_STREAM_K = 0
@@ -337,6 +352,9 @@ struct alignas(64) PrepassParams {
   int num_groups;
   int pad;
   long long units;  // all groups' (row, k-block) units
+  // ENCORE_SM90_PREPASS_READY: the ready count (kFusedSyncDone of the stream's barrier words) each
+  // block adds 1 to once its stores are done; nullptr: the GEMM waits for the grid instead.
+  unsigned int* ready;
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS
 #define ENCORE_SM90_PREPASS_THREADS 256  // threads per token pre-pass block
@@ -351,6 +369,24 @@ inline constexpr int kPrepassThreads = ENCORE_SM90_PREPASS_THREADS;
 #endif
 inline constexpr bool kPrepassGridStride = ENCORE_SM90_PREPASS_GRID_STRIDE != 0;
 inline constexpr int kPrepassThreadsPerUnit = 4;
+#ifndef ENCORE_SM90_PREPASS_STAGE
+// 1 (default since run 133): each warp of the pre-pass kernel stages its 8 units (2 KB) in shared
+//    memory and stores them back as 4 instructions of 2 whole units (512 bytes, 4 full 128-byte
+//    lines): fewer instructions and registers (30) than the shuffles' selects (run 132: 370
+//    instructions a warp, issue-latency bound). Run 133 (with ENCORE_SM90_PREPASS_U32_INDEX, 2
+//    rounds): GPU MODE shape 0's pre-pass alone 7.28-7.37 us vs 7.93-7.98, the call 97.0-97.2 vs
+//    97.6-97.7; shapes 1-3 and the few-tile shapes equal.
+// 0 (manual build _shuffle, with the 64-bit index: the pre-pass before run 133): the 4 threads of
+//    a unit exchange their converted chunks by shuffles (ENCORE_SM90_PREPASS_SECTOR_STORES), each
+//    store instruction writing 64 contiguous bytes of each of a warp's 8 units. (The fused
+//    pre-pass inside the GEMM kernel always exchanges by shuffles: its shared memory is taken.)
+#define ENCORE_SM90_PREPASS_STAGE 1
+#endif
+// The staging: per warp 8 units of 16 chunks (16 bytes), one chunk of padding every 8 (no bank
+// conflicts on either side).
+inline constexpr int kPrepassStageChunks = 8 * 16 + 8 * 16 / 8;
+inline constexpr int kPrepassStaticSmemBytes =
+    ENCORE_SM90_PREPASS_STAGE ? kPrepassThreads / 32 * kPrepassStageChunks * 16 : 0;
 
 struct alignas(64) GroupMaps {
   // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the
@@ -415,7 +451,10 @@ struct alignas(64) Params : OutputMaps<kGroups> {
   // packed_tiles[packed_begin[b] .. packed_begin[b + 1]) in that order, a static assignment the
   // host balanced by its cost model (heuristics.h PackTiles); packed_ctas == 0: snake rounds.
   int packed_ctas;
-  int pad3;
+  // ENCORE_SM90_PREPASS_READY: > 0 where a separate pre-pass of this many blocks runs right before
+  // (the token producer waits for their count at grid_sync[kFusedSyncDone] instead of the grid's
+  // completion; the last CTA past it resets the words); 0: griddepcontrol.wait.
+  int prepass_blocks;
   uint16_t packed_begin[kMaxPackedCtas + 1];
   uint16_t packed_tiles[kMaxPackedTiles];
   PrepassParams<kGroups> pre;

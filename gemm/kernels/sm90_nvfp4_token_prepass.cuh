@@ -6,8 +6,10 @@
 // Work: one unit = (group, row, 128-k block), four threads per unit; thread q converts word
 // column q (bytes 4q..4q+3 of each 16-byte quarter of the row's 64 packed bytes) into 64
 // contiguous bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3), so a warp writes 2 KB
-// contiguously; with ENCORE_SM90_PREPASS_SECTOR_STORES (default) the unit's 4 threads exchange
-// chunks first so that every store instruction writes whole 32-byte sectors. A 64-k tail block
+// contiguously; the kernel stages each warp's 8 units in shared memory and stores them as whole
+// 128-byte lines (ENCORE_SM90_PREPASS_STAGE, default; PrepassUnitStaged), the fused pre-pass's
+// unit threads exchange chunks by shuffles so that every store instruction writes whole 32-byte
+// sectors (ENCORE_SM90_PREPASS_SECTOR_STORES). A 64-k tail block
 // is written as a full 128-position block with zeros for k >= 64 (its scales are zero), which the
 // GEMM's zeroed weight scales there multiply.
 //
@@ -137,6 +139,42 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
 #endif
 }
 
+// ENCORE_SM90_PREPASS_STAGE: the whole warp (every lane, `valid` false past the last unit) converts
+// its 8 units through the warp's staging `stage` (kPrepassStageChunks chunks of 16 bytes).
+// NOTES: lane l holds chunks 4l..4l+3 of the warp's 2 KB (unit l / 4, its 64 bytes at 64 (l % 4));
+// chunk c sits at c + c / 8 of the staging, so both the writes (lanes 0-7 at 4l + i + l / 2: 8
+// distinct 16-byte bank groups) and the reads (8 consecutive chunks) are conflict free. Store k
+// then writes units 2k (lanes 0-15) and 2k + 1 (lanes 16-31) whole, each from its own base (a
+// unit's lanes broadcast theirs; nullptr: a row past the step's dynamic M or past the units).
+template <int kGroups>
+__device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& p, long long u,
+                                                  bool valid, uint4* stage) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int q = lane & 3;
+  PrepassJob j;
+  j.dst = nullptr;
+  if (valid) j = PrepassLoad(p, u, q);
+  if (j.dst != nullptr) {
+    uint32_t sc[4][2];
+    TokenScales</*kOneMul=*/false>(j.s0, j.s1, sc);
+    const uint32_t s[4] = {j.upper ? sc[0][1] : sc[0][0], j.upper ? sc[1][1] : sc[1][0],
+                           j.upper ? sc[2][1] : sc[2][0], j.upper ? sc[3][1] : sc[3][0]};
+    uint4 out[4];
+    ConvertTokenColumn</*kOneMul=*/false>(j.w, s, out);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) stage[4 * lane + i + (lane >> 1)] = out[i];
+  }
+  __syncwarp();
+  const unsigned long long base =
+      j.dst == nullptr ? 0ull : reinterpret_cast<unsigned long long>(j.dst - 4 * q);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned long long b = __shfl_sync(~0u, base, 4 * (2 * k + (lane >> 4)));
+    const int c = 32 * k + lane;
+    if (b != 0) reinterpret_cast<uint4*>(b)[lane & 15] = stage[c + (c >> 3)];
+  }
+}
+
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
 template <int kGroups>
 __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
@@ -175,7 +213,9 @@ __device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, 
 // 32 registers, as the plain build uses; the stamps' pointer and branches then spill 16 bytes a
 // thread); at the 40 registers it takes otherwise only 6 fit, so the padded 896-block pre-pass of
 // GPU MODE shape 0 (7 a SM) ran in two waves there (run 125).
-#if ENCORE_SM90_EXP_STAMPS
+// The staged kernel (ENCORE_SM90_PREPASS_STAGE, default) is bounded the same way (30 registers
+// then, no spills; the _ready build's count took 40 unbounded, i.e. 6 blocks an SM).
+#if ENCORE_SM90_EXP_STAMPS || ENCORE_SM90_PREPASS_READY || ENCORE_SM90_PREPASS_STAGE
 inline constexpr int kSm90ThreadsPerSm = 2048;
 #define ENCORE_SM90_PREPASS_BOUNDS \
   __launch_bounds__(kPrepassThreads, kSm90ThreadsPerSm / kPrepassThreads)
@@ -197,9 +237,29 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
   } else {
     const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;
+#if ENCORE_SM90_PREPASS_STAGE
+    __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
+    PrepassUnitStaged(p, u, u < p.units, stage[threadIdx.x / 32]);
+#elif ENCORE_SM90_PREPASS_READY
+    // (No early return: the whole block meets at the count below.)
+    if (u < p.units) PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+#else
     if (u >= p.units) return;
     PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+#endif
   }
+#if ENCORE_SM90_PREPASS_READY
+  // NOTES: the block counts itself done once every thread's stores are (the GEMM's token
+  // producer acquires the count, then TMA-loads these rows): each thread's proxy fence (its
+  // generic stores, read next by the async proxy), the block barrier, one red.release by thread 0
+  // (cumulative over the barrier). Every block counts, whether it had units or not; the GEMM
+  // waits for gridDim.x of them (Params::prepass_blocks) and its last CTA resets the count.
+  if (p.ready != nullptr) {
+    FenceProxyAsyncGlobal();
+    __syncthreads();
+    if (threadIdx.x == 0) RedReleaseGpuAdd(p.ready, 1u);
+  }
+#endif
   if (threadIdx.x == 0) {
     StampTimeAt(2);
     StampDeferred({StampEvent::kPrepassEntry, StampEvent::kPrepassWaited, StampEvent::kPrepassDone});

@@ -138,7 +138,9 @@ TEST(StreamKPartitionTest, CostsShapeThePartition) {
   dear_pieces.io_per_row = 2;
   StreamKCosts dear_splits;
   dear_splits.io_fixed = 3000;
-  for (const StreamKCosts& c : {dear_pieces, dear_splits}) {
+  StreamKCosts dear_decode;  // narrow tiles dearer relative to wide ones
+  dear_decode.decode_rows = 192;
+  for (const StreamKCosts& c : {dear_pieces, dear_splits, dear_decode}) {
     const StreamKPlan p = PlanStreamK(tiles, 132, c);
     ASSERT_LE(p.ctas, 132);
     CheckPartition(tile_kb, p.begin);
@@ -271,6 +273,25 @@ TEST(PrepassPdlPadBytesTest, EveryBoundFitsExactly) {
   }
   EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 0), 0);
   EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, -1), 0);
+}
+
+// The kernel's own static shared memory (the staged stores: 18 KB a block) counts with the pad:
+// still exactly the bound's blocks fit, and pad + static stays within what a block may use.
+TEST(PrepassPdlPadBytesTest, StaticSharedMemoryCountsWithThePad) {
+  constexpr int kStatic = 18432;
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 1, kStatic),
+            kSmemPerSm - 2 * kReservedPerBlock - kStatic);
+  for (int b = 1; b <= 8; ++b) {
+    const int pad = PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, b, kStatic);
+    ASSERT_GT(pad, 0) << b;
+    EXPECT_EQ(pad % 128, 0) << b;
+    EXPECT_LE(pad + kStatic, kSmemOptin) << b;
+    EXPECT_LE(b * (pad + kStatic + kReservedPerBlock), kSmemPerSm) << b << " blocks fit";
+    EXPECT_GT((b + 1) * (pad + kStatic + kReservedPerBlock), kSmemPerSm) << b + 1 << " do not";
+  }
+  // Nine blocks of 18 KB + 1 KB do not fit whatever the pad: no bound of 9 from padding.
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 12, kStatic), 0);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 2, -1), 0);
 }
 
 // Large pre-passes behind an edge: enough blocks a SM for all of them at once, never fewer than

@@ -82,7 +82,8 @@ std::vector<GroupProblem> Groups(const std::vector<int>& ms, int n, int k, uintp
 constexpr int kSmemPerSm = 233472, kSmemOptin = 232448, kReservedPerBlock = 1024;
 unsigned H200PadBytes(int blocks_per_sm) {
   return static_cast<unsigned>(
-      PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, blocks_per_sm));
+      PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, blocks_per_sm,
+                         sm90::kPrepassStaticSmemBytes));
 }
 
 // A runner without a device on 132 SMs (with `smem_facts`, the H200's shared-memory facts too)
@@ -337,11 +338,12 @@ TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
 
 // RunnerOptions::stream_k_costs: Create rejects negative costs before it looks for a device.
 TEST(StreamKCostsTest, NegativeCostsAreRejected) {
-  for (int field = 0; field < 3; ++field) {
+  for (int field = 0; field < 4; ++field) {
     RunnerOptions o;
     (field == 0   ? o.stream_k_costs.piece_fixed
      : field == 1 ? o.stream_k_costs.io_fixed
-                  : o.stream_k_costs.io_per_row) = -1;
+     : field == 2 ? o.stream_k_costs.io_per_row
+                  : o.stream_k_costs.decode_rows) = -1;
     const auto r = Nvfp4GroupedGemm::Create(o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field;
@@ -684,7 +686,9 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
   ASSERT_TRUE(plan->has_pre()) << "kAuto does not fuse a padded pre-pass";
   EXPECT_FALSE(plan->fused_pre);
-  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 233472u - 2 * 1024u);
+  // (all the SM's shared memory but two reservations and the kernel's own staging)
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 233472u - 2 * 1024u - sm90::kPrepassStaticSmemBytes);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, H200PadBytes(1));
   EXPECT_TRUE(plan->prefers_pdl);
   EXPECT_TRUE(plan->reads_after_wait);
   ENCORE_ASSERT_OK(unpadded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s3)}, plan.get()));
@@ -697,7 +701,7 @@ TEST_F(Sm90PrepassHostTest, SmallPrepassesArePaddedForPdl) {
   EXPECT_EQ(plan->pre.dynamic_smem_bytes, 0u);
   EXPECT_FALSE(plan->prefers_pdl);
   ENCORE_ASSERT_OK(padded->Prepare(GroupedGemmArguments{absl::MakeConstSpan(s2)}, plan.get()));
-  EXPECT_EQ(plan->pre.dynamic_smem_bytes, 114688u);
+  EXPECT_EQ(plan->pre.dynamic_smem_bytes, H200PadBytes(2));
   EXPECT_TRUE(plan->prefers_pdl);
   // GPU MODE shape 0: a large pre-pass already launches with PDL; padded only to spread its 896
   // blocks evenly (7 a SM, RunnerOptions::pad_large_prepasses), none without the padding.

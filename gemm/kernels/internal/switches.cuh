@@ -55,11 +55,12 @@
 #define ENCORE_SM90_PRODUCER_WAITS_LATE 1
 #endif
 #ifndef ENCORE_SM90_PREPASS_U32_INDEX
-// 0 (default): the token pre-pass finds a unit's row and k-block with a 64-bit division (PTX
-//    div.s64: a long SASS sequence; run 132's ncu of GPU MODE shape 0's pre-pass: 370
-//    instructions a warp, issue-latency bound at 34% issue slots, DRAM 12%, 7.6 us).
-// 1 (manual build _pre32; not yet run on the GPU): one 32-bit division (units of a group < 2^32).
-#define ENCORE_SM90_PREPASS_U32_INDEX 0
+// 1 (default since run 133): the token pre-pass finds a unit's row and k-block with one 32-bit
+//    division (a group's units < 2^32: the runner refuses larger pre-passes). Run 133 alone
+//    (_pre32): GPU MODE shape 0's pre-pass 7.76-7.87 vs 7.93-7.98 us, the calls equal.
+// 0 (manual build _shuffle): a 64-bit division (PTX div.s64; run 132's ncu of shape 0's
+//    pre-pass: 370 instructions a warp, issue-latency bound at 34% issue slots, DRAM 12%).
+#define ENCORE_SM90_PREPASS_U32_INDEX 1
 #endif
 #ifndef ENCORE_SM90_PIPE_PARTS
 // Parts per 8-step stage with the consumer pipe (2, 4 or 8; steps per part = 8 / parts): the
