@@ -108,16 +108,21 @@ __device__ __forceinline__ uint4 ShflXorUint4(unsigned mask, uint4 v, int x) {
 }
 #endif
 
-// The loaded job -> 64 bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3).
-__device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
-  if (j.dst == nullptr) return;
+// A loaded job's 64 bytes of fp16 (the thread's 4 chunks, in order).
+__device__ __forceinline__ void PrepassConvert(const PrepassJob& j, uint4 (&out)[4]) {
   uint32_t sc[4][2];
   TokenScales</*kOneMul=*/false>(j.s0, j.s1, sc);
   // (no runtime array index: that would put sc in local memory)
   const uint32_t s[4] = {j.upper ? sc[0][1] : sc[0][0], j.upper ? sc[1][1] : sc[1][0],
                          j.upper ? sc[2][1] : sc[2][0], j.upper ? sc[3][1] : sc[3][0]};
-  uint4 out[4];
   ConvertTokenColumn</*kOneMul=*/false>(j.w, s, out);
+}
+
+// The loaded job -> 64 bytes of fp16 (atom q / 2, chunks 4 (q & 1) .. +3).
+__device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
+  if (j.dst == nullptr) return;
+  uint4 out[4];
+  PrepassConvert(j, out);
 #if ENCORE_SM90_PREPASS_SECTOR_STORES
   // NOTES: the unit's 4 threads (lanes 4u..4u+3, q = lane & 3) exchange chunks (3 xor-shuffle
   // rounds) so that store k of lane q writes chunk 4k + q of the unit: each store instruction then
@@ -155,12 +160,8 @@ __device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& 
   j.dst = nullptr;
   if (valid) j = PrepassLoad(p, u, q);
   if (j.dst != nullptr) {
-    uint32_t sc[4][2];
-    TokenScales</*kOneMul=*/false>(j.s0, j.s1, sc);
-    const uint32_t s[4] = {j.upper ? sc[0][1] : sc[0][0], j.upper ? sc[1][1] : sc[1][0],
-                           j.upper ? sc[2][1] : sc[2][0], j.upper ? sc[3][1] : sc[3][0]};
     uint4 out[4];
-    ConvertTokenColumn</*kOneMul=*/false>(j.w, s, out);
+    PrepassConvert(j, out);
 #pragma unroll
     for (int i = 0; i < 4; ++i) stage[4 * lane + i + (lane >> 1)] = out[i];
   }
