@@ -19,7 +19,9 @@ struct StreamKCosts {
   long long io_fixed = 230;  // heuristics.h kStreamKIoFixed (run 92)
   long long io_per_row = 2;  // heuristics.h kStreamKIoPerRow (run 92; 4 and no fixed part before)
   // A k-block of a tile with r token rows costs max(r, (r + decode_rows) / 2) units: narrow
-  // tiles pay for the weight decode they cannot hide (heuristics.h PackKBlockCost).
+  // tiles pay for the weight decode they cannot hide (heuristics.h PackKBlockCost). Runs 134-135
+  // (GPU MODE shape 0 forced to stream-K): 96 / 128 / 144 / 160 / 176 / 192 / 208 -> 110 / 101.5 /
+  // 99.2 / 95.6 / 99.3 / 102 / 106 us.
   long long decode_rows = 160;  // heuristics.h kPackDecodeRows
 };
 
