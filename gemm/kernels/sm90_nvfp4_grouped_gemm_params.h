@@ -385,8 +385,10 @@ inline constexpr int kPrepassThreadsPerUnit = 4;
 // The staging: per warp 8 units of 16 chunks (16 bytes), one chunk of padding every 8 (no bank
 // conflicts on either side).
 inline constexpr int kPrepassStageChunks = 8 * 16 + 8 * 16 / 8;
-inline constexpr int kPrepassStaticSmemBytes =
-    ENCORE_SM90_PREPASS_STAGE ? kPrepassThreads / 32 * kPrepassStageChunks * 16 : 0;
+// (The grid-stride build, _pgrid, stores through PrepassStore: no staging.)
+inline constexpr int kPrepassStaticSmemBytes = ENCORE_SM90_PREPASS_STAGE && !kPrepassGridStride
+                                                   ? kPrepassThreads / 32 * kPrepassStageChunks * 16
+                                                   : 0;
 
 struct alignas(64) GroupMaps {
   // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the

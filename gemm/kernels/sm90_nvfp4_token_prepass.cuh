@@ -210,13 +210,14 @@ __device__ __forceinline__ void PrepassStrided(const PrepassParams<kGroups>& p, 
   }
 }
 
-// NOTES: the stamps build (_exp_stamps) bounds the kernel to 8 blocks an SM (sm_90's 2048 threads:
-// 32 registers, as the plain build uses; the stamps' pointer and branches then spill 16 bytes a
-// thread); at the 40 registers it takes otherwise only 6 fit, so the padded 896-block pre-pass of
-// GPU MODE shape 0 (7 a SM) ran in two waves there (run 125).
-// The staged kernel (ENCORE_SM90_PREPASS_STAGE, default) is bounded the same way (30 registers
-// then, no spills; the _ready build's count took 40 unbounded, i.e. 6 blocks an SM).
-#if ENCORE_SM90_EXP_STAMPS || ENCORE_SM90_PREPASS_READY || ENCORE_SM90_PREPASS_STAGE
+// NOTES: the kernel is bounded to 8 blocks an SM (sm_90's 2048 threads: 32 registers) wherever
+// it could take more: the staged kernel (ENCORE_SM90_PREPASS_STAGE, default: 30 registers, no
+// spills), the stamps build (_exp_stamps: 31 with the staging; with the shuffles it spilled 16
+// bytes, and unbounded its 40 registers let only 6 blocks fit, so the padded 896-block pre-pass
+// of GPU MODE shape 0, 7 a SM, ran in two waves: run 125) and _ready (40 unbounded). Not the
+// grid-stride build (_pgrid): its loop of two jobs takes 64 registers.
+#if ENCORE_SM90_EXP_STAMPS || ENCORE_SM90_PREPASS_READY || \
+    (ENCORE_SM90_PREPASS_STAGE && !ENCORE_SM90_PREPASS_GRID_STRIDE)
 inline constexpr int kSm90ThreadsPerSm = 2048;
 #define ENCORE_SM90_PREPASS_BOUNDS \
   __launch_bounds__(kPrepassThreads, kSm90ThreadsPerSm / kPrepassThreads)
