@@ -51,8 +51,9 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
       }
     }
   }
-  // The pre-pass uses no shared memory of its own (kPrepassStaticSmemBytes with
-  // ENCORE_SM90_PREPASS_STAGE); a plan may pad its blocks (LaunchPlan::pre).
+  // The pre-pass's own shared memory is static (kPrepassStaticSmemBytes: the staging of
+  // ENCORE_SM90_PREPASS_STAGE); a plan may pad its blocks with dynamic shared memory
+  // (LaunchPlan::pre), at most this much.
   for (int cap : kGroupCapacities) {
     const cudaError_t err = cudaFuncSetAttribute(
         PrepassFunction(cap), cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);

@@ -240,17 +240,19 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     const long long tid = static_cast<long long>(blockIdx.x) * kPrepassThreads + threadIdx.x;
     const long long u = tid / kPrepassThreadsPerUnit;
 #if ENCORE_SM90_PREPASS_STAGE
+    // (No early return: every lane takes part in its warp's staging, and with
+    // ENCORE_SM90_PREPASS_READY the whole block meets at the count below.)
     __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
     PrepassUnitStaged(p, u, u < p.units, stage[threadIdx.x / 32]);
-#elif ENCORE_SM90_PREPASS_READY
-    // (No early return: the whole block meets at the count below.)
-    if (u < p.units) PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #else
     if (u >= p.units) return;
     PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #endif
   }
 #if ENCORE_SM90_PREPASS_READY
+#if !ENCORE_SM90_PREPASS_STAGE || ENCORE_SM90_PREPASS_GRID_STRIDE
+#error "ENCORE_SM90_PREPASS_READY counts blocks of the staged one-job kernel"
+#endif
   // NOTES: the block counts itself done once every thread's stores are (the GEMM's token
   // producer acquires the count, then TMA-loads these rows): each thread's proxy fence (its
   // generic stores, read next by the async proxy), the block barrier, one red.release by thread 0

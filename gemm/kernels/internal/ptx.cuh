@@ -83,7 +83,7 @@ __device__ __forceinline__ void BulkLoad(uint32_t dst, const void* src, uint32_t
       : "memory");
 }
 // Shared -> global through a tensor map (bulk async-group completion: BulkCommitGroup, then
-// BulkWaitGroupRead before the source is written again, BulkWaitGroup before the CTA exits).
+// BulkWaitGroupRead before the source is written again or the CTA exits; the writes need no wait).
 // Elements outside the map's dimensions are not written.
 __device__ __forceinline__ void TmaStore2D(const CUtensorMap* map, uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
@@ -98,11 +98,6 @@ __device__ __forceinline__ void BulkCommitGroup() {
 template <int kPending>
 __device__ __forceinline__ void BulkWaitGroupRead() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
-}
-// Until at most kPending of this thread's newest bulk groups are incomplete (writes performed).
-template <int kPending>
-__device__ __forceinline__ void BulkWaitGroup() {
-  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
 }
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
