@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "gemm/kernels/internal/fused_prepass.cuh"  // FusedPrepassDone: the same words
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
@@ -26,14 +27,14 @@ namespace encore::gemm::sm90 {
 // Nothing else in the GEMM needs the pre-pass: the kernels before it completed before it triggered
 // (it waits first), and the weight producer still waits for it before this grid's trigger.
 __device__ __forceinline__ void PrepassReadyWait(unsigned int* sync, int blocks) {
-  while (static_cast<int>(LdAcquireGpu(sync + kFusedSyncDone)) < blocks) {
+  while (!FusedPrepassDone(sync, blocks)) {
   }
   FenceProxyAsyncGlobal();
 }
 
 __device__ __forceinline__ void PrepassReadyPass(unsigned int* sync, int blocks) {
   if (AtomAddAcqRelGpu(sync + kFusedSyncPassed, 1u) == gridDim.x - 1) {
-    while (static_cast<int>(LdAcquireGpu(sync + kFusedSyncDone)) < blocks) {
+    while (!FusedPrepassDone(sync, blocks)) {
     }
     sync[kFusedSyncDone] = 0;
     sync[kFusedSyncPassed] = 0;
