@@ -62,8 +62,9 @@ void Check(const absl::Status& s) {
 // run 134: shape 0 99.3 / 102 / 106 us vs 95.6, so the stamps build misleads here); 9-11: 144 /
 // 128 / 96 (run 135: 99.2 / 101.5 / 110); 12: 64 (for the build without the weight decode,
 // _exp_nowgt, whose narrow tiles cost less: the re-balanced measurement of run 140's caveat).
-// 13-14: the defaults with half / a quarter of the split's io cost ({115, 1}, {60, 1}: for the
-// _skfirst build, whose partials move early beside other CTAs' loops instead of all at the end).
+// 13-14: the defaults with half / a quarter of the split's io cost ({115, 1}, {60, 1}; run 144:
+// shape 0 96.2 / 96.6 us vs 95.6, one_tile 16.9 / 16.9 vs 17.2; also worse for run 147's
+// split-pieces-first walk, reverted).
 constexpr StreamKCosts kSkCosts[] = {
     StreamKCosts{},     {150, 0, 4},        {300, 230, 2},      {450, 230, 2},
     {300, 0, 4},        {450, 0, 4},        {150, 230, 2, 176}, {150, 230, 2, 192},
