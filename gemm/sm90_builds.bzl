@@ -53,6 +53,14 @@ SM90_EXPERIMENTS = [
     # The GEMM waits for the pre-pass blocks' done count instead of the pre-pass grid (run 133:
     # lost on every GPU MODE shape).
     ("_ready", ["-DENCORE_SM90_PREPASS_READY=1"]),
+    # The simple kernel without the drain between k-blocks, on <= 128-row token tiles (4 fp16
+    # token stages: the later release has stages to spare). Run 148: against _rows128 (the same
+    # tile with the drain) GPU MODE shape 2 -0.3 us, shape 3 -0.2..-0.3, decode8 -1.7 (-6%); but
+    # _rows128 itself is 0.2-0.5 us slower than the default on shapes 2-3, so against the default
+    # shape 2 +0.2, shape 3 equal, decode8 -1.2. With the default 256-row tile ptxas puts the
+    # simple kernels' accumulators in local memory (672-704-byte frames): not built. (Like
+    # _rows128, its in-kernel-token simple kernels spill 36 bytes: NoKernelUsesLocalMemory fails.)
+    ("_r128sstream", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -67,6 +75,7 @@ SM90_MANUAL_BUILDS = [
 SM90_HEADER_SUFFIXES = [
     "_wide",
     "_rows128",
+    "_r128sstream",
     "_exp_stamps",
     "_pgrid",
     "_wg3",

@@ -196,8 +196,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
-      ConsumerTile<kSrc, kPartsOf<kSchedule>>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct,
-                                              acc);
+      ConsumerTile<kSrc, kPartsOf<kSchedule>,
+                   ENCORE_SM90_SIMPLE_STREAM && kSchedule == Schedule::kSimple>(
+          p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {

@@ -173,8 +173,9 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
 }
 
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile), a
-// stage's 8 k-steps in kNumParts parts.
-template <int kN, TokenSource kSrc, int kNumParts>
+// stage's 8 k-steps in kNumParts parts. kStream (ENCORE_SM90_SIMPLE_STREAM, 2 parts only): no
+// drain between k-blocks (ConsumerLoopStream).
+template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
@@ -188,6 +189,48 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
+#if ENCORE_SM90_CONSUMER_PIPE
+  if constexpr (kStream) {
+    // NOTES (ENCORE_SM90_SIMPLE_STREAM): one stream of parts across k-blocks. The next k-block's
+    // weights are loaded and its part 0 built while this one's part 1 runs; the wait before that
+    // build (wait_group 1 after part 1's commit) frees frag[0] (part 0 done), and the wait after
+    // the next part 0's commit frees frag[1] and this k-block's token stage (part 1 done), which
+    // is released only then: half a k-block later than with the drain, so the token ring needs
+    // stages to spare (the _rows128 tile: 4). Runs 39 and 41 (older kernels, 2 token stages) lost;
+    // run 148 (manual build _r128sstream): 1-2% faster than the same tile with the drain on GPU
+    // MODE shapes 2-3, 6% on decode8, but that tile is slower than the default's on shapes 2-3.
+    static_assert(kNumParts == 2, "the stream runs 2 parts a stage");
+    if (kb0 >= kb1) return;
+    FragOf<kSteps> frag[2];
+    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
+                kb0 == half_kb && c >= 2, a, sl);
+    BuildSteps<kSteps>(frag[0], a, sl, 0);
+    MbarWait(sm.TokFull(it % P::kTokStages), (it / P::kTokStages) & 1);
+    for (int kb = kb0; kb < kb1; ++kb, ++it) {
+      const int ts = it % P::kTokStages;
+      const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
+      IssueSteps<kN, kSteps>(acc, frag[0], stage_desc, 0);
+      if (kb > kb0) {
+        WgmmaWait<1>();  // the previous k-block's part 1 is done: its token stage is free
+        MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
+      }
+      BuildSteps<kSteps>(frag[1], a, sl, kSteps);
+      IssueSteps<kN, kSteps>(acc, frag[1], stage_desc, kSteps);
+      if (kb + 1 < kb1) {
+        const uint32_t nx = it + 1;
+        LoadWeights(sm, nx % P::kRawStages, (nx / P::kRawStages) & 1, rbase, c, sfo,
+                    kb + 1 == half_kb && c >= 2, a, sl);
+        WgmmaWait<1>();  // this k-block's part 0 is done: frag[0] is free
+        BuildSteps<kSteps>(frag[0], a, sl, 0);
+        MbarWait(sm.TokFull(nx % P::kTokStages), (nx / P::kTokStages) & 1);
+      }
+    }
+    WgmmaWait<0>();
+    FenceAcc<kN>(acc);
+    MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
+    return;
+  }
+#endif
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
@@ -228,7 +271,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
-template <TokenSource kSrc, int kNumParts>
+template <TokenSource kSrc, int kNumParts, bool kStream = false>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -257,7 +300,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (16 * i <= T::kMaxBlockM) {                                           \
-      ConsumerLoop<16 * i, kSrc, kNumParts>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+      ConsumerLoop<16 * i, kSrc, kNumParts, kStream>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
     }                                                                                  \
     break;
     ENCORE_CASE(1)

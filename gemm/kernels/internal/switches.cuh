@@ -93,6 +93,11 @@
 //    nibbles {i, i + 4}).
 #define ENCORE_SM90_BYTE_DECODE 1
 #endif
+// The simple kernel's consumers without the drain between k-blocks (consumer.cuh ConsumerLoop's
+// kStream; 2 parts a stage only). 0: drain every k-block (the default).
+#ifndef ENCORE_SM90_SIMPLE_STREAM
+#define ENCORE_SM90_SIMPLE_STREAM 0
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
