@@ -58,7 +58,8 @@ SM90_EXPERIMENTS = [
     # tile with the drain) GPU MODE shape 2 -0.3 us, shape 3 -0.2..-0.3, decode8 -1.7 (-6%); but
     # _rows128 itself is 0.2-0.5 us slower than the default on shapes 2-3, so against the default
     # shape 2 +0.2, shape 3 equal, decode8 -1.2. With the default 256-row tile ptxas puts the
-    # simple kernels' accumulators in local memory (672-704-byte frames): not built. (Like
+    # simple kernels' accumulators in local memory (672-704-byte frames): not built; streaming
+    # only its <= 128-token tiles, on its 2 token stages, lost (run 149: s2 +5%, decode8 +16%). (Like
     # _rows128, its in-kernel-token simple kernels spill 36 bytes: NoKernelUsesLocalMemory fails.)
     ("_r128sstream", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
 ]

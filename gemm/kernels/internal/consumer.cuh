@@ -198,7 +198,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     // is released only then: half a k-block later than with the drain, so the token ring needs
     // stages to spare (the _rows128 tile: 4). Runs 39 and 41 (older kernels, 2 token stages) lost;
     // run 148 (manual build _r128sstream): 1-2% faster than the same tile with the drain on GPU
-    // MODE shapes 2-3, 6% on decode8, but that tile is slower than the default's on shapes 2-3.
+    // MODE shapes 2-3, 6% on decode8, but that tile is slower than the default's on shapes 2-3;
+    // run 149: on the default tile's 2 token stages it starves the token producer (+5..16%).
     static_assert(kNumParts == 2, "the stream runs 2 parts a stage");
     if (kb0 >= kb1) return;
     FragOf<kSteps> frag[2];
