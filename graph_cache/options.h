@@ -55,7 +55,7 @@ struct ExecutorOptions {
   // (per_node_bytes + the node's parameter block bytes).
   size_t per_graph_bytes = 16 * 1024;
   size_t per_node_bytes = 4 * 1024;
-  // Slots of the recurrence table and of the ghost table of evicted keys (direct-mapped,
+  // Slots of the recurrence table and of the ghost table of evicted keys (4-way set-associative,
   // allocated once each).
   size_t recurrence_slots = 4096;
   // After a failed capture/instantiation the structure must recur this many more times before

@@ -129,12 +129,32 @@ TEST(RecurrenceCounterTest, CountsAndBacksOff) {
   EXPECT_EQ(r.Bump(42), 1);
 }
 
-TEST(RecurrenceCounterTest, CollisionRestartsCount) {
-  RecurrenceCounter r(1);  // one slot: every hash collides
-  EXPECT_EQ(r.Bump(1), 1);
-  EXPECT_EQ(r.Bump(1), 2);
-  EXPECT_EQ(r.Bump(2), 1);
-  EXPECT_EQ(r.Bump(1), 1);
+TEST(RecurrenceCounterTest, AFullBucketEvictsTheLowestCount) {
+  RecurrenceCounter r(1);  // rounded up to one bucket of kWays slots: every hash shares it
+  ASSERT_EQ(RecurrenceCounter::kWays, 4u);
+  for (int i = 0; i < 3; ++i) r.Bump(1);
+  for (int i = 0; i < 2; ++i) r.Bump(2);
+  r.Bump(3);
+  r.Set(4, -5);  // backing off: kept even though its count is the lowest
+  EXPECT_EQ(r.Bump(5), 1);  // takes 3's slot (count 1)
+  EXPECT_EQ(r.Get(3), 0);
+  EXPECT_EQ(r.Get(1), 3);
+  EXPECT_EQ(r.Get(2), 2);
+  EXPECT_EQ(r.Get(4), -5);
+  EXPECT_EQ(r.Bump(3), 1);  // starts over, taking 5's slot (the lowest count again)
+  EXPECT_EQ(r.Get(5), 0);
+}
+
+// Two recurring hashes of one bucket, called in turn (as two input sets of a rotation whose hashes
+// share a bucket), both count up: with a direct-mapped table they reset each other on every call
+// and neither ever reached the capture threshold.
+TEST(RecurrenceCounterTest, AlternatingHashesOfOneBucketBothCount) {
+  RecurrenceCounter r(4096);
+  const uint64_t a = 5, b = 5 + (uint64_t{1} << 20);  // equal low bits, (h >> 29) = 0: one bucket
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_EQ(r.Bump(a), i);
+    EXPECT_EQ(r.Bump(b), i);
+  }
 }
 
 ThrashGuardOptions GuardOptions() {
