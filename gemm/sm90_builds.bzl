@@ -62,6 +62,11 @@ SM90_EXPERIMENTS = [
     # only its <= 128-token tiles, on its 2 token stages, lost (run 149: s2 +5%, decode8 +16%). (Like
     # _rows128, its in-kernel-token simple kernels spill 36 bytes: NoKernelUsesLocalMemory fails.)
     ("_r128sstream", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
+    # The default tile, the simple kernel splitting its 2 token stages into 4 for tiles <= 128
+    # tokens (_ring4), and streaming those tiles too (_ring4s): run 148's gain without the
+    # 128-row tile (prepared for run 151).
+    ("_ring4", ["-DENCORE_SM90_SIMPLE_RING4=1"]),
+    ("_ring4s", ["-DENCORE_SM90_SIMPLE_RING4=1", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

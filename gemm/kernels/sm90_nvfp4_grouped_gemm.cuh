@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       MbarInit(sm.RawFull(s), 1);
       MbarInit(sm.RawEmpty(s), (P::kPrepass ? 0 : kDequantThreads) + kConsumerThreads);
     }
-    for (int s = 0; s < P::kTokStages; ++s) {
+    for (int s = 0; s < SmemLayout<kSrc>::kTokBarriers; ++s) {
       MbarInit(sm.TokFull(s), P::kPrepass ? 1 : kDequantThreads);
       MbarInit(sm.TokEmpty(s), kConsumerThreads);
     }
@@ -124,6 +124,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
   // prepass_ready.cuh.)
   constexpr bool kReadyBuilt = ENCORE_SM90_PREPASS_READY && P::kPrepass && !kFused;
+  // ENCORE_SM90_SIMPLE_RING4: this kernel splits its token stages for tiles <= 128 tokens.
+  constexpr bool kRing4 =
+      ENCORE_SM90_SIMPLE_RING4 && P::kPrepass && kSchedule == Schedule::kSimple;
   const bool ready_count = kReadyBuilt && p.prepass_blocks > 0;
   if (!(kProducerWaitsLate && role == WarpRole::kProducer) &&
       !(ready_count && role != WarpRole::kProducer)) {
@@ -171,8 +174,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
             if (!pre_done) PrepassReadyWait(p.grid_sync, p.prepass_blocks);
             pre_done = true;
           }
-          TokenProducerTile(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0, w.kb1,
-                            pol_last);
+          TokenProducerTile<kRing4>(&p.maps[tc.slot].a, p.info[tc.slot], tc, sm, it, w.kb0,
+                                    w.kb1, pol_last);
         });
         if constexpr (kReadyBuilt) {
           if (ready_count) PrepassReadyPass(p.grid_sync, p.prepass_blocks);
@@ -197,7 +200,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
       ConsumerTile<kSrc, kPartsOf<kSchedule>,
-                   ENCORE_SM90_SIMPLE_STREAM && kSchedule == Schedule::kSimple>(
+                   ENCORE_SM90_SIMPLE_STREAM && kSchedule == Schedule::kSimple &&
+                       (kRing4 || !ENCORE_SM90_SIMPLE_RING4),
+                   kRing4>(
           p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&

@@ -43,13 +43,13 @@ using Frag = FragOf<kPartSteps>;
 // (s / 4) atoms + (s % 4) x 32 bytes further, a compile-time constant added to the descriptor's
 // start-address field (address >> 4 in bits 0-13: shared addresses < 2^18 never carry out). Run 26
 // (ncu): building each descriptor from the address took ~20% of the consumers' instructions.
-template <int N, int kSteps>
+template <int N, int kSteps, int kAtomBytes = TileShape::kTokAtomBytes>
 __device__ __forceinline__ void MmaSteps(float* acc, const FragOf<kSteps>& frag,
                                          uint64_t stage_desc, int first) {
 #pragma unroll
   for (int ls = 0; ls < kSteps; ++ls) {
     const int s = first + ls;
-    const int offset = (s / 4) * TileShape::kTokAtomBytes + (s % 4) * 32;  // bytes, unrolled
+    const int offset = (s / 4) * kAtomBytes + (s % 4) * 32;  // bytes, unrolled
     const uint64_t desc = stage_desc + static_cast<uint64_t>(offset >> 4);
 #pragma unroll
     for (int j = 0; j < TileShape::kStrips; ++j) WgmmaRS<N>(acc + 64 * j, frag[j][ls], desc);
@@ -161,21 +161,23 @@ __device__ __forceinline__ void FenceAcc(float (&acc)[TileShape::kAccFloats]) {
   for (int i = 0; i < kAccUsed<kN>; ++i) FenceRegister(acc[i]);
 }
 
-// Steps [first, first + kSteps) as one commit group.
-template <int kN, int kSteps>
+// Steps [first, first + kSteps) as one commit group (token atoms kAtomBytes apart).
+template <int kN, int kSteps, int kAtomBytes = TileShape::kTokAtomBytes>
 __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
                                            const FragOf<kSteps>& frag, uint64_t stage_desc,
                                            int first) {
   FenceAcc<kN>(acc);
   WgmmaFence();
-  MmaSteps<kN, kSteps>(acc, frag, stage_desc, first);
+  MmaSteps<kN, kSteps, kAtomBytes>(acc, frag, stage_desc, first);
   WgmmaCommit();
 }
 
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile), a
 // stage's 8 k-steps in kNumParts parts. kStream (ENCORE_SM90_SIMPLE_STREAM, 2 parts only): no
-// drain between k-blocks (ConsumerLoopStream).
-template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false>
+// drain between k-blocks. kRing4 (ENCORE_SM90_SIMPLE_RING4 builds): widths <= 128 run 4 token
+// stages of half the size (ConsumerTile dispatches tiles of groups with wider token tiles at
+// >= 144, so this is the token producer's test, the group's tile rows <= 128); only they stream.
+template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
@@ -184,13 +186,19 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
   constexpr int kSteps = 8 / kNumParts;
+  constexpr bool kNarrowRing = kRing4 && kN <= 128;
+  constexpr int kStages = kNarrowRing ? 4 : P::kTokStages;  // a power of 2
+  constexpr int kStageBytes = kNarrowRing ? T::kTokStageBytes / 2 : T::kTokStageBytes;
+  constexpr int kAtom = kNarrowRing ? T::kTokAtomBytes / 2 : T::kTokAtomBytes;
+  static_assert(!kRing4 || (P::kTokStages == 2 && T::kMaxBlockM == 256),
+                "the split ring halves 2 stages of 256-row atoms");
   const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
   // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
 #if ENCORE_SM90_CONSUMER_PIPE
-  if constexpr (kStream) {
+  if constexpr (kStream && (!kRing4 || kNarrowRing)) {
     // NOTES (ENCORE_SM90_SIMPLE_STREAM): one stream of parts across k-blocks. The next k-block's
     // weights are loaded and its part 0 built while this one's part 1 runs; the wait before that
     // build (wait_group 1 after part 1's commit) frees frag[0] (part 0 done), and the wait after
@@ -206,35 +214,35 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
                 kb0 == half_kb && c >= 2, a, sl);
     BuildSteps<kSteps>(frag[0], a, sl, 0);
-    MbarWait(sm.TokFull(it % P::kTokStages), (it / P::kTokStages) & 1);
+    MbarWait(sm.TokFull(it % kStages), (it / kStages) & 1);
     for (int kb = kb0; kb < kb1; ++kb, ++it) {
-      const int ts = it % P::kTokStages;
-      const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
-      IssueSteps<kN, kSteps>(acc, frag[0], stage_desc, 0);
+      const int ts = it % kStages;
+      const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (kStageBytes >> 4);
+      IssueSteps<kN, kSteps, kAtom>(acc, frag[0], stage_desc, 0);
       if (kb > kb0) {
         WgmmaWait<1>();  // the previous k-block's part 1 is done: its token stage is free
-        MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
+        MbarArrive(sm.TokEmpty((it - 1) % kStages));
       }
       BuildSteps<kSteps>(frag[1], a, sl, kSteps);
-      IssueSteps<kN, kSteps>(acc, frag[1], stage_desc, kSteps);
+      IssueSteps<kN, kSteps, kAtom>(acc, frag[1], stage_desc, kSteps);
       if (kb + 1 < kb1) {
         const uint32_t nx = it + 1;
         LoadWeights(sm, nx % P::kRawStages, (nx / P::kRawStages) & 1, rbase, c, sfo,
                     kb + 1 == half_kb && c >= 2, a, sl);
         WgmmaWait<1>();  // this k-block's part 0 is done: frag[0] is free
         BuildSteps<kSteps>(frag[0], a, sl, 0);
-        MbarWait(sm.TokFull(nx % P::kTokStages), (nx / P::kTokStages) & 1);
+        MbarWait(sm.TokFull(nx % kStages), (nx / kStages) & 1);
       }
     }
     WgmmaWait<0>();
     FenceAcc<kN>(acc);
-    MbarArrive(sm.TokEmpty((it - 1) % P::kTokStages));
+    MbarArrive(sm.TokEmpty((it - 1) % kStages));
     return;
   }
 #endif
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int ts = it % P::kTokStages;
-    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (T::kTokStageBytes >> 4);
+    const int ts = it % kStages;
+    const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (kStageBytes >> 4);
     LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
                 kb == half_kb && c >= 2, a, sl);
 #if ENCORE_SM90_CONSUMER_PIPE
@@ -243,10 +251,10 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     // buffer, built with two parts in flight, was 1-3% slower.)
     FragOf<kSteps> frag[2];
     BuildSteps<kSteps>(frag[0], a, sl, 0);
-    MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
+    MbarWait(sm.TokFull(ts), (it / kStages) & 1);
 #pragma unroll
     for (int part = 0; part < kNumParts; ++part) {
-      IssueSteps<kN, kSteps>(acc, frag[part & 1], stage_desc, part * kSteps);
+      IssueSteps<kN, kSteps, kAtom>(acc, frag[part & 1], stage_desc, part * kSteps);
       if (part + 1 < kNumParts) {
         WgmmaWait<1>();
         BuildSteps<kSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kSteps);
@@ -259,8 +267,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     for (int part = 0; part < kNumParts; ++part) {
       FragOf<kSteps> frag;
       BuildSteps<kSteps>(frag, a, sl, part * kSteps);
-      if (part == 0) MbarWait(sm.TokFull(ts), (it / P::kTokStages) & 1);
-      IssueSteps<kN, kSteps>(acc, frag, stage_desc, part * kSteps);
+      if (part == 0) MbarWait(sm.TokFull(ts), (it / kStages) & 1);
+      IssueSteps<kN, kSteps, kAtom>(acc, frag, stage_desc, part * kSteps);
       WgmmaWait<0>();
       FenceAcc<kN>(acc);
     }
@@ -272,7 +280,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
-template <TokenSource kSrc, int kNumParts, bool kStream = false>
+template <TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -297,11 +305,17 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
           (r >> 7) * 1024 + (c >> 1) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + 2 * (c & 1);
     }
   }
-  switch (tc.nw >> 4) {
+  // NOTES (kRing4): a tile of a group whose token tiles are wider than 128 rows (its last, partial
+  // tile can be narrower) runs at width >= 144 on the 2-stage ring, as its token producer loads it;
+  // the extra columns are rows past the tile (the epilogue stores tc.nw columns, and the
+  // accumulators' column order does not depend on the width).
+  const int nw = (kRing4 && gi.tile_rows > 128 && tc.nw <= 128) ? 144 : tc.nw;
+  switch (nw >> 4) {
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (16 * i <= T::kMaxBlockM) {                                           \
-      ConsumerLoop<16 * i, kSrc, kNumParts, kStream>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc); \
+      ConsumerLoop<16 * i, kSrc, kNumParts, kStream, kRing4>(gi, sm, it, kb0, kb1, rbase, c, \
+                                                             sfo, acc);                \
     }                                                                                  \
     break;
     ENCORE_CASE(1)

@@ -66,13 +66,34 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
 // TokenSource::kPrepass: the fp16 token stages, two 64-k atoms of tile_rows rows per k-block,
 // straight from the pre-pass workspace (128B swizzle by the tensor map: the layout the token
 // dequant warps write in kernel; rows past the group are zero filled and never stored).
+// kRing4 (ENCORE_SM90_SIMPLE_RING4, the simple kernel): a tile of a group whose token tiles are
+// <= 128 rows (the TMA box) runs 4 stages of half the size (128-row atoms), as its consumers do
+// (ConsumerLoop's kNarrow, chosen by the same test).
+template <bool kRing4 = false>
 __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, const GroupInfo& gi,
                                                   const TileCoord& tc,
                                                   const SmemLayout<TokenSource::kPrepass>& sm,
                                                   uint32_t& it, int kb0, int kb1,
                                                   uint64_t policy) {
   using P = Pipeline<TokenSource::kPrepass>;
+  using T = TileShape;
   const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
+  static_assert(!kRing4 || (P::kTokStages == 2 && T::kMaxBlockM == 256),
+                "splits 2 stages of 256-row atoms");
+  if constexpr (kRing4) {
+    if (gi.tile_rows <= 128) {
+      for (int kb = kb0; kb < kb1; ++kb, ++it) {
+        const int ts = static_cast<int>(it & 3);
+        const uint32_t tok = sm.Tok(0) + ts * (T::kTokStageBytes / 2);
+        MbarWait(sm.TokEmpty(ts), ((it >> 2) & 1) ^ 1);
+        MbarArriveExpectTx(sm.TokFull(ts), 2 * atom_bytes);
+        TmaLoad2D(tok, map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
+        TmaLoad2D(tok + T::kTokAtomBytes / 2, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0,
+                  policy);
+      }
+      return;
+    }
+  }
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % P::kTokStages;
     MbarWait(sm.TokEmpty(ts), ((it / P::kTokStages) & 1) ^ 1);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 
 namespace encore::gemm::sm90 {
@@ -20,14 +21,18 @@ template <TokenSource kSrc>
 struct SmemLayout {
   using P = Pipeline<kSrc>;
   using T = TileShape;
+  // Token-stage barriers: one pair per stage, 4 pairs where the simple kernel may split its
+  // stages (ENCORE_SM90_SIMPLE_RING4).
+  static constexpr int kTokBarriers =
+      (ENCORE_SM90_SIMPLE_RING4 && P::kPrepass && P::kTokStages < 4) ? 4 : P::kTokStages;
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
   static constexpr uint32_t kRawFull = kEpi + P::kEpilogueBytes;  // inputs_arrived
   static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
   static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
-  static constexpr uint32_t kTokEmpty = kTokFull + 8 * P::kTokStages;  // tokens_finished
+  static constexpr uint32_t kTokEmpty = kTokFull + 8 * kTokBarriers;  // tokens_finished
   // stream-K: the arrival count seen by consumer thread 0, for all consumers
-  static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * P::kTokStages;
+  static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * kTokBarriers;
   static_assert(kSkArrivals + 4 - kRawFull <= T::kBarrierBytes, "barrier area too small");
 
   uint8_t* base;  // generic

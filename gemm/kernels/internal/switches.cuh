@@ -98,6 +98,13 @@
 #ifndef ENCORE_SM90_SIMPLE_STREAM
 #define ENCORE_SM90_SIMPLE_STREAM 0
 #endif
+// The simple kernel's fp16 token ring with pre-pass tokens: 1 splits each of the default's 2
+// stages (kMaxBlockM = 256 rows) in two for a CTA whose tile is <= 128 tokens wide (4 stages of
+// 128-row atoms; wider tiles keep 2), and with ENCORE_SM90_SIMPLE_STREAM only such tiles stream
+// (run 149: streaming on 2 stages starves the token producer). 0: 2 stages (the default).
+#ifndef ENCORE_SM90_SIMPLE_RING4
+#define ENCORE_SM90_SIMPLE_RING4 0
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
