@@ -124,7 +124,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
   // prepass_ready.cuh.)
   constexpr bool kReadyBuilt = ENCORE_SM90_PREPASS_READY && P::kPrepass && !kFused;
-  // ENCORE_SM90_SIMPLE_RING4: this kernel splits its token stages for tiles <= 128 tokens.
+  // ENCORE_SM90_SIMPLE_RING4: this kernel splits its token stages for groups whose token tiles
+  // are <= 128 rows.
   constexpr bool kRing4 =
       ENCORE_SM90_SIMPLE_RING4 && P::kPrepass && kSchedule == Schedule::kSimple;
   const bool ready_count = kReadyBuilt && p.prepass_blocks > 0;

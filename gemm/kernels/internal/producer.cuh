@@ -68,7 +68,7 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
 // dequant warps write in kernel; rows past the group are zero filled and never stored).
 // kRing4 (ENCORE_SM90_SIMPLE_RING4, the simple kernel): a tile of a group whose token tiles are
 // <= 128 rows (the TMA box) runs 4 stages of half the size (128-row atoms), as its consumers do
-// (ConsumerLoop's kNarrow, chosen by the same test).
+// (ConsumerTile dispatches every other tile at a width > 128: ConsumerLoop's kNarrowRing).
 template <bool kRing4 = false>
 __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, const GroupInfo& gi,
                                                   const TileCoord& tc,

@@ -99,8 +99,8 @@
 #define ENCORE_SM90_SIMPLE_STREAM 0
 #endif
 // The simple kernel's fp16 token ring with pre-pass tokens: 1 splits each of the default's 2
-// stages (kMaxBlockM = 256 rows) in two for a CTA whose tile is <= 128 tokens wide (4 stages of
-// 128-row atoms; wider tiles keep 2), and with ENCORE_SM90_SIMPLE_STREAM only such tiles stream
+// stages (kMaxBlockM = 256 rows) in two for a CTA whose group's token tiles are <= 128 rows (4
+// stages of 128-row atoms; other tiles keep 2), and with ENCORE_SM90_SIMPLE_STREAM only they stream
 // (run 149: streaming on 2 stages starves the token producer). 0: 2 stages (the default).
 #ifndef ENCORE_SM90_SIMPLE_RING4
 #define ENCORE_SM90_SIMPLE_RING4 0
