@@ -80,27 +80,18 @@ __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, cons
   const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
   static_assert(!kRing4 || (P::kTokStages == 2 && T::kMaxBlockM == 256),
                 "splits 2 stages of 256-row atoms");
-  if constexpr (kRing4) {
-    if (gi.tile_rows <= 128) {
-      for (int kb = kb0; kb < kb1; ++kb, ++it) {
-        const int ts = static_cast<int>(it & 3);
-        const uint32_t tok = sm.Tok(0) + ts * (T::kTokStageBytes / 2);
-        MbarWait(sm.TokEmpty(ts), ((it >> 2) & 1) ^ 1);
-        MbarArriveExpectTx(sm.TokFull(ts), 2 * atom_bytes);
-        TmaLoad2D(tok, map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
-        TmaLoad2D(tok + T::kTokAtomBytes / 2, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0,
-                  policy);
-      }
-      return;
-    }
-  }
+  // (compile-time constants where kRing4 is off)
+  const bool split = kRing4 && gi.tile_rows <= 128;
+  const uint32_t stages = split ? 4 : P::kTokStages;
+  const uint32_t stage_bytes = split ? T::kTokStageBytes / 2 : T::kTokStageBytes;
+  const uint32_t atom_stride = split ? T::kTokAtomBytes / 2 : T::kTokAtomBytes;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int ts = it % P::kTokStages;
-    MbarWait(sm.TokEmpty(ts), ((it / P::kTokStages) & 1) ^ 1);
+    const int ts = static_cast<int>(it % stages);
+    MbarWait(sm.TokEmpty(ts), ((it / stages) & 1) ^ 1);
     MbarArriveExpectTx(sm.TokFull(ts), 2 * atom_bytes);
-    TmaLoad2D(sm.Tok(ts), map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
-    TmaLoad2D(sm.Tok(ts) + TileShape::kTokAtomBytes, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0,
-              policy);
+    const uint32_t tok = sm.Tok(0) + ts * stage_bytes;
+    TmaLoad2D(tok, map_a, sm.TokFull(ts), kb * 128, tc.m0, policy);
+    TmaLoad2D(tok + atom_stride, map_a, sm.TokFull(ts), kb * 128 + 64, tc.m0, policy);
   }
 }
 
