@@ -262,7 +262,8 @@ TEST(PrepassPdlPadBytesTest, AtMostTwoBlocksPerSm) {
 // Any bound: exactly that many padded blocks fit on an SM, one more does not; the pad is a
 // multiple of 128 bytes and at most what a block may ask for (one a SM: all but two reservations).
 TEST(PrepassPdlPadBytesTest, EveryBoundFitsExactly) {
-  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 1), kSmemPerSm - 2 * kReservedPerBlock);
+  EXPECT_EQ(PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, 1),
+            kSmemPerSm - 2 * kReservedPerBlock);
   for (int b = 1; b <= 8; ++b) {
     const int pad = PrepassPdlPadBytes(kSmemPerSm, kSmemOptin, kReservedPerBlock, b);
     ASSERT_GT(pad, 0) << b;
