@@ -46,11 +46,8 @@ class RecurrenceCounter {
   }
 
   int Get(uint64_t hash) const {
-    const Slot* b = &slots_[BucketStart(hash)];
-    for (size_t i = 0; i < kWays; ++i) {
-      if (b[i].used && b[i].hash == hash) return b[i].count;
-    }
-    return 0;
+    const Slot* s = Find(hash);
+    return s != nullptr ? s->count : 0;
   }
 
   // Sets the count (negative values make the structure wait longer before it qualifies).
@@ -77,12 +74,15 @@ class RecurrenceCounter {
   size_t BucketStart(uint64_t hash) const {
     return static_cast<size_t>((hash ^ (hash >> 29)) & bucket_mask_) * kWays;
   }
-  Slot* Find(uint64_t hash) {
-    Slot* b = &slots_[BucketStart(hash)];
+  const Slot* Find(uint64_t hash) const {
+    const Slot* b = &slots_[BucketStart(hash)];
     for (size_t i = 0; i < kWays; ++i) {
       if (b[i].used && b[i].hash == hash) return &b[i];
     }
     return nullptr;
+  }
+  Slot* Find(uint64_t hash) {
+    return const_cast<Slot*>(static_cast<const RecurrenceCounter*>(this)->Find(hash));
   }
   // The slot a new hash takes: an empty one, else the lowest non-negative count (the first of
   // equals), else (every entry backing off) the first.
