@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -167,17 +168,18 @@ struct CallMode {
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
+  int stream_rows = -1;    // >= 0: RunnerOptions::stream_tile_rows
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
 // `instance`: another runner with the same options, its own workspaces).
 Nvfp4GroupedGemm* Runner(const CallMode& how) {
-  static std::map<std::tuple<int, int, int, bool, int, int, bool, int>,
+  static std::map<std::tuple<int, int, int, bool, int, int, bool, int, int>,
                   std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
       static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
-      how.sk_costs, how.pad_bound, how.pad_large, how.instance)];
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance, how.stream_rows)];
   if (runner == nullptr) {
     RunnerOptions options;
     if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
@@ -186,6 +188,7 @@ Nvfp4GroupedGemm* Runner(const CallMode& how) {
     options.token_prepass = how.prepass;
     options.fuse_token_prepass = how.fuse;
     options.token_tile_rows = how.tile_rows;
+    if (how.stream_rows >= 0) options.stream_tile_rows = how.stream_rows;
     options.pack_tiles = !how.unpacked;
     options.stream_k_costs = kSkCosts[how.sk_costs];
     auto r = Nvfp4GroupedGemm::Create(options);
@@ -221,6 +224,11 @@ CallMode Pdl() {
 CallMode TileRows(int rows) {
   CallMode m;
   m.tile_rows = rows;
+  return m;
+}
+CallMode StreamRows(int rows) {
+  CallMode m;
+  m.stream_rows = rows;
   return m;
 }
 CallMode Unpacked() {
@@ -441,7 +449,7 @@ void Register(int sm_count) {
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/unpacked"), s.m, s.n, s.k,
                   KernelKind::kAuto, 30, Unpacked());
-    for (int rows : {64, 96, 128, 160, 192, 256}) {
+    for (int rows : {32, 48, 64, 80, 96, 128, 160, 192, 256}) {
       if (rows > sm90::TileShape::kMaxBlockM) continue;
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/rows", rows), s.m, s.n, s.k,
                     KernelKind::kAuto, 15, TileRows(rows));
@@ -551,6 +559,21 @@ void Register(int sm_count) {
       RegisterTimed(name, {w}, n, k, KernelKind::kAuto, 5);
       RegisterTimed(name + "/fused", {w}, n, k, KernelKind::kAuto, 5, Fused());
       RegisterTimed(name + "/gemm_only", {w}, n, k, KernelKind::kAuto, 5, Only(Part::kGemmOnly));
+    }
+  }
+  // Decode steps: 8 groups of M tokens each, "decode/n<N>_k<K>/m<M>", at the few-tile decode8
+  // shape's N = 2048 with K = 7168 (simple kernel, one wave) and 2048, and at GPU MODE shape 1's
+  // N = 7168, K = 2048 (persistent); with the streamed simple kernel for no plan
+  // (RunnerOptions::stream_tile_rows = 0: ".../nostream") or for every plan of <= 128-row tiles
+  // (".../stream128"). Run 152: where streaming pays, by token-tile rows.
+  for (const auto& [n, k] : {std::pair{2048, 7168}, std::pair{2048, 2048}, std::pair{7168, 2048}}) {
+    for (int m : {16, 32, 48, 64, 96, 128}) {
+      const std::string name = absl::StrCat("decode/n", n, "_k", k, "/m", m);
+      RegisterTimed(name, std::vector<int>(8, m), n, k, KernelKind::kAuto, 15);
+      RegisterTimed(name + "/nostream", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
+                    StreamRows(0));
+      RegisterTimed(name + "/stream128", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
+                    StreamRows(128));
     }
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.

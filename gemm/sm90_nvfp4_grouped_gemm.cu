@@ -24,11 +24,12 @@ cudaError_t SetStampLog(StampLog* device_log) {
 }
 #endif
 
-const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source, bool fused) {
+const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source, bool fused,
+                           bool streamed) {
   if (source == TokenSource::kPrepass) {
-    return internal::PrepassKernelFunction(kind, group_capacity, fused);
+    return internal::PrepassKernelFunction(kind, group_capacity, fused, streamed);
   }
-  return fused ? nullptr : internal::InKernelFunction(kind, group_capacity);
+  return fused || streamed ? nullptr : internal::InKernelFunction(kind, group_capacity);
 }
 
 size_t ParamsBytes(int group_capacity) {
@@ -42,11 +43,14 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
     for (KernelKind kind : {KernelKind::kSimple, KernelKind::kPersistent, KernelKind::kStreamK}) {
       for (int cap : kGroupCapacities) {
         for (bool fused : {false, true}) {
-          const void* f = KernelFunction(kind, cap, source, fused);
-          if (f == nullptr) continue;  // not built (stream-K: kStreamKBuilt, the .cu NOTES; fused)
-          cudaError_t err =
-              cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-          if (err != cudaSuccess) return err;
+          for (bool streamed : {false, true}) {
+            const void* f = KernelFunction(kind, cap, source, fused, streamed);
+            if (f == nullptr) continue;  // not built (stream-K: kStreamKBuilt, the .cu NOTES;
+                                         // fused; streamed)
+            cudaError_t err =
+                cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            if (err != cudaSuccess) return err;
+          }
         }
       }
     }

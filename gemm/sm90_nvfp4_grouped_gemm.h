@@ -23,11 +23,13 @@ namespace encore::gemm::sm90 {
 inline constexpr int kGroupCapacities[] = {8, 64};
 inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 
-// nullptr for an unsupported (kind, capacity, source, fused); kind must be kSimple, kPersistent or
-// kStreamK (stream-K where kStreamKBuilt; with TokenSource::kPrepass only where kStreamKPrepass);
-// `fused`: the token pre-pass inside the kernel (TokenSource::kPrepass, kSimple or kPersistent).
+// nullptr for an unsupported (kind, capacity, source, fused, streamed); kind must be kSimple,
+// kPersistent or kStreamK (stream-K where kStreamKBuilt; with TokenSource::kPrepass only where
+// kStreamKPrepass); `fused`: the token pre-pass inside the kernel (TokenSource::kPrepass, kSimple
+// or kPersistent); `streamed`: the simple kernel whose <= 128-row token tiles stream on a 4-stage
+// token ring (TokenSource::kPrepass, unfused kSimple; not in every manual build).
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source,
-                           bool fused = false);
+                           bool fused = false, bool streamed = false);
 // The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
 const void* PrepassFunction(int group_capacity);
 size_t ParamsBytes(int group_capacity);
@@ -45,7 +47,8 @@ cudaError_t SetStampLog(StampLog* device_log);
 namespace internal {
 // One table per token source, each defined in the .cu that instantiates those kernels.
 const void* InKernelFunction(KernelKind kind, int group_capacity);
-const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused);
+const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused,
+                                  bool streamed);
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log);
 #endif

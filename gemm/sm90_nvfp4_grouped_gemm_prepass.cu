@@ -17,8 +17,10 @@ namespace internal {
 // one 128-row tile with K = 7168 in 23.0 us). The wide build leaves that instantiation out (it
 // spilled 56 bytes there before the one-call-site tile walk): its stream-K plans convert tokens
 // in kernel.
-const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused) {
-  return KernelTable<TokenSource::kPrepass, kStreamKPrepass>(kind, group_capacity, fused);
+const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused,
+                                  bool streamed) {
+  return KernelTable<TokenSource::kPrepass, kStreamKPrepass>(kind, group_capacity, fused,
+                                                             streamed);
 }
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {

@@ -75,12 +75,20 @@ static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
 // schedules). NOTES: its own instantiation, not a runtime branch: with the fused prologue compiled
 // into every pre-pass kernel behind Params::fused_prepass, the unfused ones ran 0.5-1.3% slower
 // (run 108: GPU MODE shape 0 99.2-99.5 vs 98.1-98.2 us, same lease, code layout only).
-template <int kGroups, Schedule kSchedule, TokenSource kSrc, bool kFused = false>
+// kStreamed: the simple kernel with pre-pass tokens, its tiles of <= 128 token rows on a 4-stage
+// token ring and streaming (no drain between k-blocks): what the manual build _ring4s compiles
+// into every simple kernel, here its own instantiation (kStreamedBuilt) that the runner chooses
+// for problems whose token tiles are all narrow (RunnerOptions::stream_tile_rows; run 152).
+template <int kGroups, Schedule kSchedule, TokenSource kSrc, bool kFused = false,
+          bool kStreamed = false>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
   using P = Pipeline<kSrc>;
   static_assert(!kFused || (P::kPrepass && kSchedule != Schedule::kStreamK),
                 "the fused pre-pass writes pre-pass tokens, for whole-tile schedules");
+  static_assert(!kStreamed || (kStreamedBuilt && P::kPrepass && kSchedule == Schedule::kSimple &&
+                               !kFused),
+                "the streamed instantiation is the unfused simple kernel with pre-pass tokens");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                              ~static_cast<uintptr_t>(1023));
@@ -124,10 +132,13 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
   // prepass_ready.cuh.)
   constexpr bool kReadyBuilt = ENCORE_SM90_PREPASS_READY && P::kPrepass && !kFused;
-  // ENCORE_SM90_SIMPLE_RING4: this kernel splits its token stages for groups whose token tiles
-  // are <= 128 rows.
+  // ENCORE_SM90_SIMPLE_RING4 or kStreamed: this kernel splits its token stages for groups whose
+  // token tiles are <= 128 rows; with ENCORE_SM90_SIMPLE_STREAM or kStreamed those tiles stream.
   constexpr bool kRing4 =
-      ENCORE_SM90_SIMPLE_RING4 && P::kPrepass && kSchedule == Schedule::kSimple;
+      (ENCORE_SM90_SIMPLE_RING4 || kStreamed) && P::kPrepass && kSchedule == Schedule::kSimple;
+  constexpr bool kStream =
+      kStreamed || (ENCORE_SM90_SIMPLE_STREAM && kSchedule == Schedule::kSimple &&
+                    (kRing4 || !ENCORE_SM90_SIMPLE_RING4));
   const bool ready_count = kReadyBuilt && p.prepass_blocks > 0;
   if (!(kProducerWaitsLate && role == WarpRole::kProducer) &&
       !(ready_count && role != WarpRole::kProducer)) {
@@ -200,11 +211,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
-      ConsumerTile<kSrc, kPartsOf<kSchedule>,
-                   ENCORE_SM90_SIMPLE_STREAM && kSchedule == Schedule::kSimple &&
-                       (kRing4 || !ENCORE_SM90_SIMPLE_RING4),
-                   kRing4>(
-          p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+      ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4>(p.info[tc.slot], tc, sm, it, w.kb0,
+                                                               w.kb1, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {

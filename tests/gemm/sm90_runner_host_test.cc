@@ -667,6 +667,84 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
   // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
 
+// RunnerOptions::stream_tile_rows: unfused simple plans with pre-pass tokens whose token tiles
+// are all that narrow run the streamed simple kernel (its own instantiation); wider tiles, other
+// kinds, fused or in-kernel plans, and 0 keep the plain one. Create rejects values that are not 0
+// or a multiple of 16 up to 128 before it looks for a device.
+TEST_F(Sm90PrepassHostTest, NarrowTilesRunTheStreamedSimpleKernel) {
+  EXPECT_EQ(RunnerOptions{}.stream_tile_rows, 16);
+  for (int rows : {-16, 8, 24, 144}) {
+    RunnerOptions o;
+    o.stream_tile_rows = rows;
+    const auto r = Nvfp4GroupedGemm::Create(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << rows;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "stream_tile_rows")) << r.status();
+  }
+  const void* plain_simple = sm90::KernelFunction(KernelKind::kSimple, 8,
+                                                  sm90::TokenSource::kPrepass);
+  const void* streamed = sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass,
+                                              /*fused=*/false, /*streamed=*/true);
+  ASSERT_NE(plain_simple, nullptr);
+  // Built in the default tile (2 token stages of 256-row atoms, 2 parts a stage), not in every
+  // manual build; the others run the plain kernel.
+  if (streamed == nullptr) GTEST_SKIP() << "this build has no streamed simple kernel";
+  EXPECT_NE(streamed, plain_simple);
+  EXPECT_EQ(sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kInKernel, false, true),
+            nullptr);
+  EXPECT_EQ(sm90::KernelFunction(KernelKind::kPersistent, 8, sm90::TokenSource::kPrepass, false,
+                                 true),
+            nullptr);
+  EXPECT_EQ(sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass, true, true),
+            nullptr);
+  EXPECT_NE(sm90::KernelFunction(KernelKind::kSimple, 64, sm90::TokenSource::kPrepass, false,
+                                 true),
+            nullptr);
+  auto gemm = Make(TokenPrepass::kAlways);  // unfused, stream_tile_rows = 16
+  auto plan = std::make_unique<LaunchPlan>();
+  auto function_of = [&](Nvfp4GroupedGemm* runner, const std::vector<int>& ms, int n, int k,
+                         KernelKind kind) -> const void* {
+    const std::vector<GroupProblem> groups = Groups(ms, n, k, 9);
+    const absl::Status s =
+        runner->Prepare(GroupedGemmArguments{absl::MakeConstSpan(groups)}, plan.get(), kind);
+    EXPECT_TRUE(s.ok()) << s;
+    return plan->function;
+  };
+  // A decode step (8 experts of <= 16 tokens, one M = 0): streamed.
+  EXPECT_EQ(function_of(gemm.get(), {16, 3, 0, 16, 9, 1, 16, 12}, 2048, 7168, KernelKind::kAuto),
+            streamed);
+  EXPECT_EQ(plan->kind, KernelKind::kSimple);
+  EXPECT_EQ(function_of(gemm.get(), {16, 3}, 2048, 7168, KernelKind::kSimple), streamed);
+  // One 32-row tile: plain.
+  EXPECT_EQ(function_of(gemm.get(), {16, 17}, 2048, 7168, KernelKind::kAuto), plain_simple);
+  // The persistent kind: its own kernel.
+  EXPECT_NE(function_of(gemm.get(), {16, 3}, 2048, 7168, KernelKind::kPersistent), streamed);
+  // Tokens converted in kernel: no pre-pass, plain.
+  auto in_kernel = Make(TokenPrepass::kNever);
+  EXPECT_EQ(function_of(in_kernel.get(), {16, 3}, 2048, 7168, KernelKind::kSimple),
+            sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kInKernel));
+  // The pre-pass fused: its own kernel.
+  auto fused = Make(TokenPrepass::kAlways, size_t{64} << 20, 8, FusePrepass::kAlways);
+  EXPECT_EQ(function_of(fused.get(), {16, 3}, 2048, 7168, KernelKind::kSimple),
+            sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass, true));
+  // stream_tile_rows = 0: never; 128: every plan of <= 128-row tiles (GPU MODE shape 3), not one
+  // with a wider tile (shape 2 at cap 256).
+  RunnerOptions o;
+  o.stream_k = false;
+  o.token_prepass = TokenPrepass::kAlways;
+  o.fuse_token_prepass = FusePrepass::kNever;
+  o.stream_tile_rows = 0;
+  auto never = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
+  EXPECT_EQ(function_of(never.get(), {16, 3}, 2048, 7168, KernelKind::kAuto), plain_simple);
+  o.stream_tile_rows = 128;
+  auto wide = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
+  EXPECT_EQ(function_of(wide.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), streamed);
+  o.token_tile_rows = 256;
+  auto capped = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
+  EXPECT_EQ(function_of(capped.get(), {192, 320}, 3072, 4096, KernelKind::kSimple),
+            plain_simple);
+}
+
 // With the device's shared-memory facts the runner pads small pre-passes for PDL
 // (RunnerOptions::pad_prepass_for_pdl, the default): their blocks ask for unused shared memory so
 // that they spread evenly over the SMs (no more a SM than needed, at least one), Run launches them

@@ -34,6 +34,11 @@ inline constexpr int kParts = kPartsOf<Schedule::kPersistent>;
 static_assert(8 % kPartsOf<Schedule::kSimple> == 0 && 8 % kParts == 0,
               "parts must divide the 8 steps of a stage");
 inline constexpr int kPartSteps = 8 / kParts;
+// Whether this build has the streamed simple kernel (the kernel's kStreamed): the stream runs 2
+// parts a stage, and its ring splits 2 stages of 256-row atoms.
+inline constexpr bool kStreamedBuilt =
+    ENCORE_SM90_CONSUMER_PIPE && kPartsOf<Schedule::kSimple> == 2 &&
+    Pipeline<TokenSource::kPrepass>::kTokStages == 2 && TileShape::kMaxBlockM == 256;
 template <int kSteps>
 using FragOf = uint32_t[TileShape::kStrips][kSteps][4];
 using Frag = FragOf<kPartSteps>;
@@ -173,8 +178,9 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
 }
 
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile), a
-// stage's 8 k-steps in kNumParts parts. kStream (ENCORE_SM90_SIMPLE_STREAM, 2 parts only): no
-// drain between k-blocks. kRing4 (ENCORE_SM90_SIMPLE_RING4 builds): widths <= 128 run 4 token
+// stage's 8 k-steps in kNumParts parts. kStream (the streamed simple kernel, or
+// ENCORE_SM90_SIMPLE_STREAM; 2 parts only): no drain between k-blocks. kRing4 (the streamed
+// simple kernel, or ENCORE_SM90_SIMPLE_RING4 builds): widths <= 128 run 4 token
 // stages of half the size (ConsumerTile dispatches tiles of groups with wider token tiles at
 // >= 144, so this is the token producer's test, the group's tile rows <= 128); only they stream.
 template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false>

@@ -12,23 +12,35 @@
 
 namespace encore::gemm::sm90 {
 
-// nullptr for an unsupported (kind, capacity, fused); stream-K only when kWithStreamK (a discarded
-// `if constexpr` branch of a template: the stream-K kernels are then never instantiated); `fused`
-// (the pre-pass inside the kernel) only for pre-pass tokens and the simple and persistent kinds.
+// nullptr for an unsupported (kind, capacity, fused, streamed); stream-K only when kWithStreamK (a
+// discarded `if constexpr` branch of a template: the stream-K kernels are then never
+// instantiated); `fused` (the pre-pass inside the kernel) only for pre-pass tokens and the simple
+// and persistent kinds; `streamed` (the kernel's kStreamed) only for the unfused simple kind with
+// pre-pass tokens, where kStreamedBuilt.
 template <TokenSource kSrc, bool kWithStreamK>
-const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false) {
-  auto pick = [kind, fused](auto groups) -> const void* {
+const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false,
+                        bool streamed = false) {
+  auto pick = [kind, fused, streamed](auto groups) -> const void* {
     constexpr int G = decltype(groups)::value;
     // A whole-tile schedule's entry point, fused or not (fused: pre-pass tokens only).
-    auto whole_tile = [fused](auto schedule) -> const void* {
+    auto whole_tile = [fused, streamed](auto schedule) -> const void* {
       constexpr Schedule S = decltype(schedule)::value;
       if constexpr (kSrc == TokenSource::kPrepass) {
         if (fused) {
-          return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, true>);
+          return streamed ? nullptr
+                          : reinterpret_cast<const void*>(
+                                &Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, true>);
+        }
+        if constexpr (S == Schedule::kSimple && kStreamedBuilt) {
+          if (streamed) {
+            return reinterpret_cast<const void*>(
+                &Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, false, true>);
+          }
         }
       }
-      return fused ? nullptr
-                   : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc>);
+      return fused || streamed
+                 ? nullptr
+                 : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc>);
     };
     switch (kind) {
       case KernelKind::kSimple:
@@ -36,7 +48,7 @@ const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false)
       case KernelKind::kPersistent:
         return whole_tile(std::integral_constant<Schedule, Schedule::kPersistent>{});
       case KernelKind::kStreamK:
-        if (fused) return nullptr;
+        if (fused || streamed) return nullptr;
         if constexpr (kWithStreamK) {
           return reinterpret_cast<const void*>(
               &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kSrc>);

@@ -22,9 +22,8 @@ struct SmemLayout {
   using P = Pipeline<kSrc>;
   using T = TileShape;
   // Token-stage barriers: one pair per stage, 4 pairs where the simple kernel may split its
-  // stages (ENCORE_SM90_SIMPLE_RING4).
-  static constexpr int kTokBarriers =
-      (ENCORE_SM90_SIMPLE_RING4 && P::kPrepass && P::kTokStages < 4) ? 4 : P::kTokStages;
+  // stages (pre-pass tokens: the streamed instantiation, ENCORE_SM90_SIMPLE_RING4).
+  static constexpr int kTokBarriers = (P::kPrepass && P::kTokStages < 4) ? 4 : P::kTokStages;
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
   static constexpr uint32_t kRawFull = kEpi + P::kEpilogueBytes;  // inputs_arrived
