@@ -63,8 +63,11 @@ SM90_EXPERIMENTS = [
     # _rows128, its in-kernel-token simple kernels spill 36 bytes: NoKernelUsesLocalMemory fails.)
     ("_r128sstream", ["-DENCORE_SM90_MAX_TOKEN_ROWS=128", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
     # The default tile, the simple kernel splitting its 2 token stages into 4 for tiles <= 128
-    # tokens (_ring4), and streaming those tiles too (_ring4s): run 148's gain without the
-    # 128-row tile (prepared for run 151).
+    # tokens (_ring4), and streaming those tiles too (_ring4s) in every simple kernel. Run 151:
+    # _ring4 equal to the default, _ring4s decode8 -5.6% but GPU MODE shape 2 +0.8%; run 152:
+    # by width -5.3% at 16 rows, +0.3..+1.3% at 32-64, -1.5 / -3.8% at 96 / 128. The default
+    # build has _ring4s's simple kernel as its streamed instantiation, chosen for plans of 16-row
+    # tiles (RunnerOptions::stream_tile_rows).
     ("_ring4", ["-DENCORE_SM90_SIMPLE_RING4=1"]),
     ("_ring4s", ["-DENCORE_SM90_SIMPLE_RING4=1", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
 ]
