@@ -168,7 +168,7 @@ struct CallMode {
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
-  int stream_rows = -1;    // >= 0: RunnerOptions::stream_tile_rows
+  bool stream = true;      // RunnerOptions::stream_simple_tiles
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -179,7 +179,7 @@ Nvfp4GroupedGemm* Runner(const CallMode& how) {
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
       static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
-      how.sk_costs, how.pad_bound, how.pad_large, how.instance, how.stream_rows)];
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance, how.stream ? 1 : 0)];
   if (runner == nullptr) {
     RunnerOptions options;
     if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
@@ -188,7 +188,7 @@ Nvfp4GroupedGemm* Runner(const CallMode& how) {
     options.token_prepass = how.prepass;
     options.fuse_token_prepass = how.fuse;
     options.token_tile_rows = how.tile_rows;
-    if (how.stream_rows >= 0) options.stream_tile_rows = how.stream_rows;
+    options.stream_simple_tiles = how.stream;
     options.pack_tiles = !how.unpacked;
     options.stream_k_costs = kSkCosts[how.sk_costs];
     auto r = Nvfp4GroupedGemm::Create(options);
@@ -226,9 +226,9 @@ CallMode TileRows(int rows) {
   m.tile_rows = rows;
   return m;
 }
-CallMode StreamRows(int rows) {
+CallMode NoStream() {
   CallMode m;
-  m.stream_rows = rows;
+  m.stream = false;
   return m;
 }
 CallMode Unpacked() {
@@ -563,18 +563,24 @@ void Register(int sm_count) {
   }
   // Decode steps: 8 groups of M tokens each, "decode/n<N>_k<K>/m<M>", at the few-tile decode8
   // shape's N = 2048 with K = 7168 (simple kernel, one wave) and 2048, and at GPU MODE shape 1's
-  // N = 7168, K = 2048 (persistent); with the streamed simple kernel for no plan
-  // (RunnerOptions::stream_tile_rows = 0: ".../nostream") or for every plan of <= 128-row tiles
-  // (".../stream128"). Run 152: where streaming pays, by token-tile rows.
+  // N = 7168, K = 2048 (persistent); ".../nostream": the streamed simple kernel for no plan
+  // (RunnerOptions::stream_simple_tiles = false; by default it runs 16- and 128-row plans).
+  // Runs 152-154: where streaming pays, by token-tile rows.
   for (const auto& [n, k] : {std::pair{2048, 7168}, std::pair{2048, 2048}, std::pair{7168, 2048}}) {
     for (int m : {16, 32, 48, 64, 96, 128}) {
       const std::string name = absl::StrCat("decode/n", n, "_k", k, "/m", m);
       RegisterTimed(name, std::vector<int>(8, m), n, k, KernelKind::kAuto, 15);
       RegisterTimed(name + "/nostream", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
-                    StreamRows(0));
-      RegisterTimed(name + "/stream128", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
-                    StreamRows(128));
+                    NoStream());
     }
+  }
+  for (const BenchShape& s : kShapes) {
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/nostream"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, NoStream());
+  }
+  for (const BenchShape& s : kFewTileShapes) {
+    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/nostream"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, NoStream());
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
   for (int m : {64, 256}) {

@@ -467,7 +467,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                              PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm) > 0),
         prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
         pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
-        stream_tile_rows_(options.stream_tile_rows),
+        stream_simple_tiles_(options.stream_simple_tiles),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -582,7 +582,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
-    int widest_tile = 0;                      // token rows of the widest tile (granule multiple)
+    bool streamed_widths = true;              // every group's tiles sm90::StreamedTileRows
     long long units = 0;                      // k-blocks of all tiles so far (stream-K)
     std::array<MapKey, 4 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
     std::array<CUtensorMap*, 4 * kMaxGroups> outs;
@@ -620,7 +620,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         ws_offset += PrepassGroupBytes(p.m, p.k);
       }
       if (mt.tiles == 0) continue;
-      widest_tile = std::max(widest_tile, mt.rows);
+      streamed_widths = streamed_widths && sm90::StreamedTileRows(mt.rows);
       const int group_tiles = mt.tiles * TileShape::NTiles(p.n);
       tiles += group_tiles;
       units += static_cast<long long>(group_tiles) * TileShape::KBlocks(p.k);
@@ -699,9 +699,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         (fuse_token_prepass_ == FusePrepass::kAlways ||
          (fuse_token_prepass_ == FusePrepass::kAuto && !pad_small_prepasses_ &&
           PreferFusedPrepass(pre_units, grid)));
-    // The streamed simple kernel (RunnerOptions::stream_tile_rows) where the build has it.
-    const bool streamed = prepass && !fuse && kind == KernelKind::kSimple && widest_tile > 0 &&
-                          widest_tile <= stream_tile_rows_;
+    // The streamed simple kernel (RunnerOptions::stream_simple_tiles) where the build has it.
+    const bool streamed = stream_simple_tiles_ && prepass && !fuse &&
+                          kind == KernelKind::kSimple && tiles > 0 && streamed_widths;
     plan->function = sm90::KernelFunction(kind, kGroups, source, fuse, streamed);
     if (plan->function == nullptr && streamed) {
       plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
@@ -878,7 +878,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const bool pad_small_prepasses_;
   const int prepass_pad_blocks_per_sm_;
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
-  const int stream_tile_rows_;      // RunnerOptions::stream_tile_rows
+  const bool stream_simple_tiles_;  // RunnerOptions::stream_simple_tiles
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;
@@ -915,13 +915,6 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
         absl::StrCat("options.token_tile_rows = ", options.token_tile_rows, ": 0 or a multiple of ",
                      sm90::TileShape::kMGranule, " in [", sm90::TileShape::kMGranule, ", ",
                      sm90::TileShape::kMaxBlockM, "]"));
-  }
-  if (options.stream_tile_rows < 0 || options.stream_tile_rows > 128 ||
-      options.stream_tile_rows % sm90::TileShape::kMGranule != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("options.stream_tile_rows = ",
-                                                   options.stream_tile_rows,
-                                                   ": 0 or a multiple of ",
-                                                   sm90::TileShape::kMGranule, " up to 128"));
   }
   if (options.prepass_pad_blocks_per_sm < 1 || options.prepass_pad_blocks_per_sm > 8) {
     return absl::InvalidArgumentError(absl::StrCat("options.prepass_pad_blocks_per_sm = ",

@@ -120,16 +120,15 @@ struct RunnerOptions {
   // the cost model predicts >= 3% over both the simple kernel's greedy order and the persistent
   // kernel's snake rounds (problems of <= sm90::kMaxPackedTiles tiles). false: never.
   bool pack_tiles = true;
-  // Simple-kernel plans with pre-pass tokens (unfused) whose token tiles are all at most this many
-  // rows run the simple kernel's streamed instantiation: its tiles of <= 128 token rows split the
-  // two fp16 token stages into four and run their k loop without the drain between k-blocks (the
-  // next k-block's weights loaded and first fragments built while this one's last wgmmas run).
-  // 0: never; otherwise a multiple of 16 up to 128 (Create rejects other values). Run 152 (H200,
-  // 8 groups, N = 2048, K = 7168, same lease): 16-row tiles -5.3% (28.7 -> 27.2 us), 32 to 64
-  // rows +0.3..+1.3%, 96 -1.5%, 128 -3.8%; GPU MODE shape 2 (96-112 rows) +0.8% (run 151): no rule
-  // by width or count separates wins from losses above 16 rows, so the default streams only the
-  // decode case (one wgmma n = 16 token tile per weight tile).
-  int stream_tile_rows = 16;
+  // Simple-kernel plans with pre-pass tokens (unfused) whose groups' token tiles are all 16 or 128
+  // rows wide (sm90::StreamedTileRows) run the simple kernel's streamed instantiation: its tiles of
+  // <= 128 token rows split the two fp16 token stages into four, and at those two widths run their
+  // k loop without the drain between k-blocks (the next k-block's weights loaded and first
+  // fragments built while this one's last wgmmas run). Measured on the H200 with every <= 128-row
+  // width streaming (runs 151-154, 8 groups, N = 2048): 16 rows -5.3% at K = 7168 and -3.2% at
+  // K = 2048, 128 rows -2.3..-3.8% and -1.1%, but 32-64 rows +0.3..+1.3% and GPU MODE shape 2's
+  // 96-112 rows +0.8%. false: never.
+  bool stream_simple_tiles = true;
 };
 
 class Nvfp4GroupedGemm {

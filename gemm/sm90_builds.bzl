@@ -67,7 +67,7 @@ SM90_EXPERIMENTS = [
     # _ring4 equal to the default, _ring4s decode8 -5.6% but GPU MODE shape 2 +0.8%; run 152:
     # by width -5.3% at 16 rows, +0.3..+1.3% at 32-64, -1.5 / -3.8% at 96 / 128. The default
     # build has _ring4s's simple kernel as its streamed instantiation, chosen for plans of 16-row
-    # tiles (RunnerOptions::stream_tile_rows).
+    # and 128-row tiles, streaming only those two widths (RunnerOptions::stream_simple_tiles).
     ("_ring4", ["-DENCORE_SM90_SIMPLE_RING4=1"]),
     ("_ring4s", ["-DENCORE_SM90_SIMPLE_RING4=1", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
 ]

@@ -76,9 +76,10 @@ static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
 // into every pre-pass kernel behind Params::fused_prepass, the unfused ones ran 0.5-1.3% slower
 // (run 108: GPU MODE shape 0 99.2-99.5 vs 98.1-98.2 us, same lease, code layout only).
 // kStreamed: the simple kernel with pre-pass tokens, its tiles of <= 128 token rows on a 4-stage
-// token ring and streaming (no drain between k-blocks): what the manual build _ring4s compiles
-// into every simple kernel, here its own instantiation (kStreamedBuilt) that the runner chooses
-// for problems whose token tiles are all narrow (RunnerOptions::stream_tile_rows; run 152).
+// token ring, those of the widths kStreamedWidth names streaming (no drain between k-blocks): the
+// manual build _ring4s's simple kernel (which streams every <= 128-row width), here its own
+// instantiation (kStreamedBuilt) that the runner chooses for problems whose token tiles all have
+// such widths (RunnerOptions::stream_simple_tiles; runs 152-154).
 template <int kGroups, Schedule kSchedule, TokenSource kSrc, bool kFused = false,
           bool kStreamed = false>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
@@ -211,8 +212,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
-      ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4>(p.info[tc.slot], tc, sm, it, w.kb0,
-                                                               w.kb1, cw, ct, acc);
+      ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4, !kStreamed>(
+          p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {

@@ -555,25 +555,27 @@ TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
   }
 }
 
-// The widest token tile of a plan (over the slots with rows).
-int MaxTileRows(const LaunchPlan& plan) {
-  auto widest = [](const auto& p) {
-    int w = 0;
+// Whether every slot with rows has token tiles of a width the streamed simple kernel streams.
+bool AllTilesStreamedWidths(const LaunchPlan& plan) {
+  auto all = [](const auto& p) {
+    bool any = false;
     for (int s = 0; s < p.num_groups; ++s) {
-      if (p.info[s].m > 0) w = std::max(w, p.info[s].tile_rows);
+      if (p.info[s].m <= 0) continue;
+      any = true;
+      if (!sm90::StreamedTileRows(p.info[s].tile_rows)) return false;
     }
-    return w;
+    return any;
   };
   return plan.params_bytes == sizeof(sm90::Params<8>)
-             ? widest(*reinterpret_cast<const sm90::Params<8>*>(plan.params))
-             : widest(*reinterpret_cast<const sm90::Params<64>*>(plan.params));
+             ? all(*reinterpret_cast<const sm90::Params<8>*>(plan.params))
+             : all(*reinterpret_cast<const sm90::Params<64>*>(plan.params));
 }
 
-// The streamed simple kernel (RunnerOptions::stream_tile_rows: tiles of <= 128 token rows on a
-// 4-stage token ring, no drain between k-blocks) against the reference, launched twice back to
+// The streamed simple kernel (RunnerOptions::stream_simple_tiles: tiles of <= 128 token rows on a
+// 4-stage token ring, streaming at 16 and 128 rows) against the reference, launched twice back to
 // back (the second behind a PDL edge), both distributions: decode steps of <= 16 tokens an expert
-// (the default streams them; 8 and 64 groups, M = 0 included, K with a 64-k tail block) and, with
-// stream_tile_rows = 128, every GPU MODE test case whose token tiles are all <= 128 rows.
+// (8 and 64 groups, M = 0 included, K with a 64-k tail block) at the runner's own row cap, and
+// 128-row tiles (with 16-row ones; the GPU MODE test cases) at a cap of 128.
 TEST_F(Sm90GemmTest, StreamedSimpleKernelMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
   const void* streamed[2] = {
@@ -583,45 +585,46 @@ TEST_F(Sm90GemmTest, StreamedSimpleKernelMatchesReference) {
   uint64_t seed = std::random_device{}();
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   std::fflush(stdout);
-  std::vector<Case> cases = {
-      {"decode8", Zip({16, 3, 0, 16, 9, 1, 16, 12}, std::vector<int>(8, 512),
-                      std::vector<int>(8, 4160))},
-      {"decode2_k64", Zip({5, 16}, {256, 136}, {64, 192})},
-  };
   std::mt19937_64 rng(seed);
   std::vector<Shape> decode64;
   for (int g = 0; g < kMaxGroups; ++g) {
     decode64.push_back({static_cast<int>(rng() % 17), 8 * (1 + static_cast<int>(rng() % 40)),
                         64 * (1 + static_cast<int>(rng() % 20))});
   }
-  cases.push_back({"decode64", decode64});
-  const size_t decode_cases = cases.size();
-  for (const Case& c : GpuModeCases()) cases.push_back(c);
-  for (int stream_rows : {16, 128}) {
+  struct StreamCase {
+    Case c;
+    int cap;               // RunnerOptions::token_tile_rows (0: the runner's choice)
+    bool must_stream;      // the plan must run the streamed kernel
+  };
+  std::vector<StreamCase> cases = {
+      {{"decode8", Zip({16, 3, 0, 16, 9, 1, 16, 12}, std::vector<int>(8, 512),
+                       std::vector<int>(8, 4160))},
+       0, true},
+      {{"decode2_k64", Zip({5, 16}, {256, 136}, {64, 192})}, 0, true},
+      {{"decode64", decode64}, 0, true},
+      {{"rows128", Zip({128, 250, 7, 0}, {256, 384, 136, 128}, {1088, 512, 320, 256})}, 128, true},
+  };
+  for (const Case& c : GpuModeCases()) cases.push_back({c, 128, false});
+  for (const StreamCase& sc : cases) {
     RunnerOptions o;
     o.token_prepass = TokenPrepass::kAlways;
     o.fuse_token_prepass = FusePrepass::kNever;
-    o.stream_tile_rows = stream_rows;
+    o.token_tile_rows = sc.cap;
     auto gemm = Nvfp4GroupedGemm::Create(o);
     ASSERT_TRUE(gemm.ok()) << gemm.status();
-    for (size_t i = 0; i < cases.size(); ++i) {
-      const Case& c = cases[i];
-      if (stream_rows == 16 && i >= decode_cases) break;
-      for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
-        const HostGroupedProblem host = MakeHostProblem(c.shapes, dist, ++seed);
-        auto dev = DeviceGroupedProblem::Upload(host);
-        ASSERT_TRUE(dev.ok()) << dev.status();
-        auto plan = std::make_unique<LaunchPlan>();
-        ENCORE_ASSERT_OK((*gemm)->Prepare(dev->args(), plan.get(), KernelKind::kSimple));
-        const int widest = MaxTileRows(*plan);
-        const bool want_streamed = widest > 0 && widest <= stream_rows;
-        if (i < decode_cases) EXPECT_TRUE(want_streamed) << c.name << ": " << widest << " rows";
-        const int num_groups = static_cast<int>(dev->args().groups.size());
-        EXPECT_EQ(plan->function == streamed[num_groups > 8 ? 1 : 0], want_streamed) << c.name;
-        ASSERT_NO_FATAL_FAILURE(LaunchTwiceAndCheck(
-            gemm->get(), *plan, host, *dev, dist,
-            absl::StrCat(c.name, " ", DistName(dist), " stream_tile_rows ", stream_rows)));
-      }
+    for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+      const HostGroupedProblem host = MakeHostProblem(sc.c.shapes, dist, ++seed);
+      auto dev = DeviceGroupedProblem::Upload(host);
+      ASSERT_TRUE(dev.ok()) << dev.status();
+      auto plan = std::make_unique<LaunchPlan>();
+      ENCORE_ASSERT_OK((*gemm)->Prepare(dev->args(), plan.get(), KernelKind::kSimple));
+      const bool want = AllTilesStreamedWidths(*plan);
+      if (sc.must_stream) EXPECT_TRUE(want) << sc.c.name;
+      const int num_groups = static_cast<int>(dev->args().groups.size());
+      EXPECT_EQ(plan->function == streamed[num_groups > 8 ? 1 : 0], want) << sc.c.name;
+      ASSERT_NO_FATAL_FAILURE(LaunchTwiceAndCheck(
+          gemm->get(), *plan, host, *dev, dist,
+          absl::StrCat(sc.c.name, " ", DistName(dist), want ? " streamed" : " plain")));
     }
   }
 }

@@ -667,19 +667,14 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
   // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
 
-// RunnerOptions::stream_tile_rows: unfused simple plans with pre-pass tokens whose token tiles
-// are all that narrow run the streamed simple kernel (its own instantiation); wider tiles, other
-// kinds, fused or in-kernel plans, and 0 keep the plain one. Create rejects values that are not 0
-// or a multiple of 16 up to 128 before it looks for a device.
-TEST_F(Sm90PrepassHostTest, NarrowTilesRunTheStreamedSimpleKernel) {
-  EXPECT_EQ(RunnerOptions{}.stream_tile_rows, 16);
-  for (int rows : {-16, 8, 24, 144}) {
-    RunnerOptions o;
-    o.stream_tile_rows = rows;
-    const auto r = Nvfp4GroupedGemm::Create(o);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << rows;
-    EXPECT_TRUE(absl::StrContains(r.status().message(), "stream_tile_rows")) << r.status();
+// RunnerOptions::stream_simple_tiles (default on): unfused simple plans with pre-pass tokens whose
+// groups' token tiles are all 16 or 128 rows wide run the streamed simple kernel (its own
+// instantiation); other widths, other kinds, fused or in-kernel plans, and the option off keep
+// the plain one.
+TEST_F(Sm90PrepassHostTest, SixteenAndOneTwentyEightRowTilesRunTheStreamedSimpleKernel) {
+  EXPECT_TRUE(RunnerOptions{}.stream_simple_tiles);
+  for (int rows = 16; rows <= sm90::TileShape::kMaxBlockM; rows += 16) {
+    EXPECT_EQ(sm90::StreamedTileRows(rows), rows == 16 || rows == 128) << rows;
   }
   const void* plain_simple = sm90::KernelFunction(KernelKind::kSimple, 8,
                                                   sm90::TokenSource::kPrepass);
@@ -700,7 +695,7 @@ TEST_F(Sm90PrepassHostTest, NarrowTilesRunTheStreamedSimpleKernel) {
   EXPECT_NE(sm90::KernelFunction(KernelKind::kSimple, 64, sm90::TokenSource::kPrepass, false,
                                  true),
             nullptr);
-  auto gemm = Make(TokenPrepass::kAlways);  // unfused, stream_tile_rows = 16
+  auto gemm = Make(TokenPrepass::kAlways);  // unfused
   auto plan = std::make_unique<LaunchPlan>();
   auto function_of = [&](Nvfp4GroupedGemm* runner, const std::vector<int>& ms, int n, int k,
                          KernelKind kind) -> const void* {
@@ -714,8 +709,21 @@ TEST_F(Sm90PrepassHostTest, NarrowTilesRunTheStreamedSimpleKernel) {
   EXPECT_EQ(function_of(gemm.get(), {16, 3, 0, 16, 9, 1, 16, 12}, 2048, 7168, KernelKind::kAuto),
             streamed);
   EXPECT_EQ(plan->kind, KernelKind::kSimple);
-  EXPECT_EQ(function_of(gemm.get(), {16, 3}, 2048, 7168, KernelKind::kSimple), streamed);
-  // One 32-row tile: plain.
+  // 128-row tiles (M = 128, and 250 as two tiles of 128; at a cap of 128, where the model would
+  // split these few tiles further), alone or with 16-row ones: streamed.
+  RunnerOptions o;
+  o.stream_k = false;
+  o.token_prepass = TokenPrepass::kAlways;
+  o.fuse_token_prepass = FusePrepass::kNever;
+  o.token_tile_rows = 128;
+  auto capped = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
+  EXPECT_EQ(function_of(capped.get(), {128, 250}, 2048, 7168, KernelKind::kSimple), streamed);
+  EXPECT_EQ(function_of(capped.get(), {128, 7}, 2048, 7168, KernelKind::kSimple), streamed);
+  EXPECT_EQ(function_of(capped.get(), {128, 100}, 2048, 7168, KernelKind::kSimple), plain_simple);
+  // GPU MODE shape 3 (128-row tiles at the model's cap): streamed; shape 2 (96 / 112): plain.
+  EXPECT_EQ(function_of(gemm.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), streamed);
+  EXPECT_EQ(function_of(gemm.get(), {192, 320}, 3072, 4096, KernelKind::kAuto), plain_simple);
+  // A 32-row tile among 16-row ones: plain.
   EXPECT_EQ(function_of(gemm.get(), {16, 17}, 2048, 7168, KernelKind::kAuto), plain_simple);
   // The persistent kind: its own kernel.
   EXPECT_NE(function_of(gemm.get(), {16, 3}, 2048, 7168, KernelKind::kPersistent), streamed);
@@ -727,22 +735,12 @@ TEST_F(Sm90PrepassHostTest, NarrowTilesRunTheStreamedSimpleKernel) {
   auto fused = Make(TokenPrepass::kAlways, size_t{64} << 20, 8, FusePrepass::kAlways);
   EXPECT_EQ(function_of(fused.get(), {16, 3}, 2048, 7168, KernelKind::kSimple),
             sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass, true));
-  // stream_tile_rows = 0: never; 128: every plan of <= 128-row tiles (GPU MODE shape 3), not one
-  // with a wider tile (shape 2 at cap 256).
-  RunnerOptions o;
-  o.stream_k = false;
-  o.token_prepass = TokenPrepass::kAlways;
-  o.fuse_token_prepass = FusePrepass::kNever;
-  o.stream_tile_rows = 0;
+  // The option off: never.
+  o.token_tile_rows = 0;
+  o.stream_simple_tiles = false;
   auto never = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
   EXPECT_EQ(function_of(never.get(), {16, 3}, 2048, 7168, KernelKind::kAuto), plain_simple);
-  o.stream_tile_rows = 128;
-  auto wide = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
-  EXPECT_EQ(function_of(wide.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), streamed);
-  o.token_tile_rows = 256;
-  auto capped = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
-  EXPECT_EQ(function_of(capped.get(), {192, 320}, 3072, 4096, KernelKind::kSimple),
-            plain_simple);
+  EXPECT_EQ(function_of(never.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), plain_simple);
 }
 
 // With the device's shared-memory facts the runner pads small pre-passes for PDL

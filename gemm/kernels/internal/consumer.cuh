@@ -39,6 +39,13 @@ inline constexpr int kPartSteps = 8 / kParts;
 inline constexpr bool kStreamedBuilt =
     ENCORE_SM90_CONSUMER_PIPE && kPartsOf<Schedule::kSimple> == 2 &&
     Pipeline<TokenSource::kPrepass>::kTokStages == 2 && TileShape::kMaxBlockM == 256;
+// The widths the streamed simple kernel streams (its other widths drain between k-blocks, on the
+// same 4-stage ring); the runner picks it for plans whose tiles are all that wide
+// (RunnerOptions::stream_simple_tiles). NOTES: runs 152 and 154 (8 groups of M tokens, N = 2048,
+// every <= 128-row width streamed): 16 rows -5.3% (K = 7168) / -3.2% (K = 2048), 128 rows -2.3..-3.8%
+// / -1.1%, but 32-64 rows +0.3..+1.3% and GPU MODE shape 2's 96-112 rows +0.8% (run 151).
+template <int kN>
+inline constexpr bool kStreamedWidth = StreamedTileRows(kN);
 template <int kSteps>
 using FragOf = uint32_t[TileShape::kStrips][kSteps][4];
 using Frag = FragOf<kPartSteps>;
@@ -179,11 +186,13 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
 
 // The k loop of one tile at wgmma width kN (fixed at compile time: one dispatch per tile), a
 // stage's 8 k-steps in kNumParts parts. kStream (the streamed simple kernel, or
-// ENCORE_SM90_SIMPLE_STREAM; 2 parts only): no drain between k-blocks. kRing4 (the streamed
-// simple kernel, or ENCORE_SM90_SIMPLE_RING4 builds): widths <= 128 run 4 token
+// ENCORE_SM90_SIMPLE_STREAM; 2 parts only): no drain between k-blocks, at every width or, where
+// !kStreamAll, at the widths kStreamedWidth names. kRing4 (the streamed simple kernel, or
+// ENCORE_SM90_SIMPLE_RING4 builds): widths <= 128 run 4 token
 // stages of half the size (ConsumerTile dispatches tiles of groups with wider token tiles at
 // >= 144, so this is the token producer's test, the group's tile rows <= 128); only they stream.
-template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false>
+template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false,
+          bool kStreamAll = true>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
                                              uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
@@ -204,7 +213,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
   uint32_t sl[S][2][2];  // [strip][row][k half]: broadcast scale
 #if ENCORE_SM90_CONSUMER_PIPE
-  if constexpr (kStream && (!kRing4 || kNarrowRing)) {
+  if constexpr (kStream && (!kRing4 || kNarrowRing) && (kStreamAll || kStreamedWidth<kN>)) {
     // NOTES (ENCORE_SM90_SIMPLE_STREAM): one stream of parts across k-blocks. The next k-block's
     // weights are loaded and its part 0 built while this one's part 1 runs; the wait before that
     // build (wait_group 1 after part 1's commit) frees frag[0] (part 0 done), and the wait after
@@ -286,7 +295,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
-template <TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false>
+template <TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false,
+          bool kStreamAll = true>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -320,8 +330,8 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (16 * i <= T::kMaxBlockM) {                                           \
-      ConsumerLoop<16 * i, kSrc, kNumParts, kStream, kRing4>(gi, sm, it, kb0, kb1, rbase, c, \
-                                                             sfo, acc);                \
+      ConsumerLoop<16 * i, kSrc, kNumParts, kStream, kRing4, kStreamAll>(             \
+          gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
     break;
     ENCORE_CASE(1)
