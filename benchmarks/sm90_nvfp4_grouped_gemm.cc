@@ -168,7 +168,7 @@ struct CallMode {
   bool pad_large = true;  // RunnerOptions::pad_large_prepasses
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
-  bool stream = true;      // RunnerOptions::stream_simple_tiles
+  StreamTiles stream = StreamTiles::kAuto;  // RunnerOptions::stream_simple_tiles
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -179,7 +179,7 @@ Nvfp4GroupedGemm* Runner(const CallMode& how) {
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
       static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
-      how.sk_costs, how.pad_bound, how.pad_large, how.instance, how.stream ? 1 : 0)];
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance, static_cast<int>(how.stream))];
   if (runner == nullptr) {
     RunnerOptions options;
     if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
@@ -226,9 +226,9 @@ CallMode TileRows(int rows) {
   m.tile_rows = rows;
   return m;
 }
-CallMode NoStream() {
+CallMode Stream(StreamTiles s) {
   CallMode m;
-  m.stream = false;
+  m.stream = s;
   return m;
 }
 CallMode Unpacked() {
@@ -563,24 +563,28 @@ void Register(int sm_count) {
   }
   // Decode steps: 8 groups of M tokens each, "decode/n<N>_k<K>/m<M>", at the few-tile decode8
   // shape's N = 2048 with K = 7168 (simple kernel, one wave) and 2048, and at GPU MODE shape 1's
-  // N = 7168, K = 2048 (persistent); ".../nostream": the streamed simple kernel for no plan
-  // (RunnerOptions::stream_simple_tiles = false; by default it runs 16- and 128-row plans).
-  // Runs 152-154: where streaming pays, by token-tile rows.
+  // N = 7168, K = 2048 (persistent); the streamed simple kernel for no plan (".../nostream":
+  // RunnerOptions::stream_simple_tiles = kNever) or every plan of 16- and 128-row tiles
+  // (".../stream": kAlways). Runs 152-155: where streaming pays, by token-tile rows.
   for (const auto& [n, k] : {std::pair{2048, 7168}, std::pair{2048, 2048}, std::pair{7168, 2048}}) {
     for (int m : {16, 32, 48, 64, 96, 128}) {
       const std::string name = absl::StrCat("decode/n", n, "_k", k, "/m", m);
       RegisterTimed(name, std::vector<int>(8, m), n, k, KernelKind::kAuto, 15);
       RegisterTimed(name + "/nostream", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
-                    NoStream());
+                    Stream(StreamTiles::kNever));
+      RegisterTimed(name + "/stream", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,
+                    Stream(StreamTiles::kAlways));
     }
   }
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/nostream"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 15, NoStream());
+                  KernelKind::kAuto, 15, Stream(StreamTiles::kNever));
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/stream"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, Stream(StreamTiles::kAlways));
   }
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/nostream"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 15, NoStream());
+                  KernelKind::kAuto, 15, Stream(StreamTiles::kNever));
   }
   // Crossover: 8 groups of M = 64 or 256, K = 2048, N growing: 32 .. 2048 tiles.
   for (int m : {64, 256}) {

@@ -467,7 +467,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                              PrepassPadBytes(info_, options.prepass_pad_blocks_per_sm) > 0),
         prepass_pad_blocks_per_sm_(options.prepass_pad_blocks_per_sm),
         pad_large_prepasses_(options.pad_prepass_for_pdl && options.pad_large_prepasses),
-        stream_simple_tiles_(options.stream_simple_tiles),
+        stream_tiles_(options.stream_simple_tiles),
         has_device_(has_device),
         fake_token_workspace_(fake_token_workspace) {}
 
@@ -583,6 +583,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::memset(static_cast<void*>(params), 0, sizeof(Params<kGroups>));
     int tiles = 0;
     bool streamed_widths = true;              // every group's tiles sm90::StreamedTileRows
+    bool streamed_pays = true;                // every group's PreferStreamedTiles
     long long units = 0;                      // k-blocks of all tiles so far (stream-K)
     std::array<MapKey, 4 * kMaxGroups> keys;  // tensor maps to fetch, under one cache lock
     std::array<CUtensorMap*, 4 * kMaxGroups> outs;
@@ -621,6 +622,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       }
       if (mt.tiles == 0) continue;
       streamed_widths = streamed_widths && sm90::StreamedTileRows(mt.rows);
+      streamed_pays = streamed_pays && PreferStreamedTiles(mt.rows, p.k);
       const int group_tiles = mt.tiles * TileShape::NTiles(p.n);
       tiles += group_tiles;
       units += static_cast<long long>(group_tiles) * TileShape::KBlocks(p.k);
@@ -700,8 +702,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
          (fuse_token_prepass_ == FusePrepass::kAuto && !pad_small_prepasses_ &&
           PreferFusedPrepass(pre_units, grid)));
     // The streamed simple kernel (RunnerOptions::stream_simple_tiles) where the build has it.
-    const bool streamed = stream_simple_tiles_ && prepass && !fuse &&
-                          kind == KernelKind::kSimple && tiles > 0 && streamed_widths;
+    const bool streamed =
+        prepass && !fuse && kind == KernelKind::kSimple && tiles > 0 && streamed_widths &&
+        (stream_tiles_ == StreamTiles::kAlways ||
+         (stream_tiles_ == StreamTiles::kAuto && streamed_pays));
     plan->function = sm90::KernelFunction(kind, kGroups, source, fuse, streamed);
     if (plan->function == nullptr && streamed) {
       plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
@@ -878,7 +882,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   const bool pad_small_prepasses_;
   const int prepass_pad_blocks_per_sm_;
   const bool pad_large_prepasses_;  // RunnerOptions::pad_large_prepasses
-  const bool stream_simple_tiles_;  // RunnerOptions::stream_simple_tiles
+  const StreamTiles stream_tiles_;  // RunnerOptions::stream_simple_tiles
   const bool has_device_;
   void* const fake_token_workspace_;
   encore::Mutex workspace_mu_;

@@ -48,6 +48,23 @@ enum class TokenPrepass : int {
 // needs no co-residency (waiting CTAs convert the shares of CTAs that have not started:
 // kernels/internal/fused_prepass.cuh). One kernel instead of two, launched with PDL (every role
 // waits for the previous grid).
+// The simple kernel's streamed instantiation (RunnerOptions::stream_simple_tiles): its tiles of
+// <= 128 token rows split the two fp16 token stages into four, and 16- and 128-row tiles run their
+// k loop without the drain between k-blocks (the next k-block's weights loaded and first fragments
+// built while this one's last wgmmas run). Unfused simple plans with pre-pass tokens only.
+enum class StreamTiles : int {
+  kNever = 0,
+  // Plans whose every group's token tiles are 16 rows wide, or 128 with at least 32 k-blocks
+  // (K > 3968; heuristics.h PreferStreamedTiles). H200, 8 groups, N = 2048, against kNever (runs 154-155): 16 rows -5%
+  // at K = 7168, -3.5% at K = 2048; 128 rows -2% at K = 7168, -0.3% at K = 2048; GPU MODE
+  // shape 3 (128 rows, K = 1536) +0.7% under kAlways.
+  kAuto = 1,
+  // Every plan whose groups' token tiles are all 16 or 128 rows wide (sm90::StreamedTileRows).
+  // With every <= 128-row width streaming (the manual build _ring4s; runs 151-152) 32-64 rows lost
+  // 0.3-1.3% and GPU MODE shape 2's 96-112 rows 0.8%: the kernel streams only 16 and 128.
+  kAlways = 2,
+};
+
 enum class FusePrepass : int {
   kNever = 0,  // the pre-pass always runs as its own kernel
   // Whole-tile plans (simple, persistent) whose grid fits on the SMs and whose CTAs convert few
@@ -120,15 +137,9 @@ struct RunnerOptions {
   // the cost model predicts >= 3% over both the simple kernel's greedy order and the persistent
   // kernel's snake rounds (problems of <= sm90::kMaxPackedTiles tiles). false: never.
   bool pack_tiles = true;
-  // Simple-kernel plans with pre-pass tokens (unfused) whose groups' token tiles are all 16 or 128
-  // rows wide (sm90::StreamedTileRows) run the simple kernel's streamed instantiation: its tiles of
-  // <= 128 token rows split the two fp16 token stages into four, and at those two widths run their
-  // k loop without the drain between k-blocks (the next k-block's weights loaded and first
-  // fragments built while this one's last wgmmas run). Measured on the H200 with every <= 128-row
-  // width streaming (runs 151-154, 8 groups, N = 2048): 16 rows -5.3% at K = 7168 and -3.2% at
-  // K = 2048, 128 rows -2.3..-3.8% and -1.1%, but 32-64 rows +0.3..+1.3% and GPU MODE shape 2's
-  // 96-112 rows +0.8%. false: never.
-  bool stream_simple_tiles = true;
+  // The simple kernel's streamed instantiation for unfused simple plans with pre-pass tokens
+  // (StreamTiles above; heuristics.h PreferStreamedTiles).
+  StreamTiles stream_simple_tiles = StreamTiles::kAuto;
 };
 
 class Nvfp4GroupedGemm {

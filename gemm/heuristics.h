@@ -555,6 +555,16 @@ inline StreamKPlan PlanStreamK(const std::vector<StreamKTile>& tiles, int max_ct
   return best;
 }
 
+// The simple kernel's streamed instantiation (StreamTiles::kAuto) for a plan whose every group
+// with rows satisfies this (its token tiles `tile_rows` wide, its K `k`): 16-row tiles at any K,
+// 128-row tiles from kStreamedMinKBlocks k-blocks (runs 154-155: 128 rows gain 2% at 56 k-blocks,
+// 0.3% at 16 and lose 0.7% at 12; 16 rows gain 3.5-5% at 16-56).
+inline constexpr int kStreamedMinKBlocks = 32;
+inline bool PreferStreamedTiles(int tile_rows, int k) {
+  return tile_rows == 16 ||
+         (tile_rows == 128 && sm90::TileShape::KBlocks(k) >= kStreamedMinKBlocks);
+}
+
 // NOTES: kAuto takes stream-K where its modelled makespan is at least this many percent below
 // the whole-tile schedule's (simple, persistent or packed; PackCost units for all).
 inline constexpr long long kStreamKMinGain = 5;

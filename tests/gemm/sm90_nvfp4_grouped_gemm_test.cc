@@ -22,6 +22,7 @@
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
+#include "gemm/heuristics.h"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
 #include "gemm/launch.h"
 #include "gemm/nvfp4.h"
@@ -555,16 +556,20 @@ TEST_F(Sm90GemmTest, PackedPersistentScheduleMatchesReference) {
   }
 }
 
-// Whether every slot with rows has token tiles of a width the streamed simple kernel streams.
-bool AllTilesStreamedWidths(const LaunchPlan& plan) {
-  auto all = [](const auto& p) {
+// Whether a plan runs the streamed simple kernel under `mode`: every slot with rows has token
+// tiles of a width it streams (kAlways), and (kAuto) where it pays (PreferStreamedTiles).
+bool WantsStreamed(const LaunchPlan& plan, StreamTiles mode) {
+  auto all = [mode](const auto& p) {
     bool any = false;
     for (int s = 0; s < p.num_groups; ++s) {
       if (p.info[s].m <= 0) continue;
       any = true;
       if (!sm90::StreamedTileRows(p.info[s].tile_rows)) return false;
+      if (mode == StreamTiles::kAuto && !PreferStreamedTiles(p.info[s].tile_rows, p.info[s].k)) {
+        return false;
+      }
     }
-    return any;
+    return any && mode != StreamTiles::kNever;
   };
   return plan.params_bytes == sizeof(sm90::Params<8>)
              ? all(*reinterpret_cast<const sm90::Params<8>*>(plan.params))
@@ -575,7 +580,8 @@ bool AllTilesStreamedWidths(const LaunchPlan& plan) {
 // 4-stage token ring, streaming at 16 and 128 rows) against the reference, launched twice back to
 // back (the second behind a PDL edge), both distributions: decode steps of <= 16 tokens an expert
 // (8 and 64 groups, M = 0 included, K with a 64-k tail block) at the runner's own row cap, and
-// 128-row tiles (with 16-row ones; the GPU MODE test cases) at a cap of 128.
+// 128-row tiles with long K (with 16-row ones) at a cap of 128, by default (kAuto); the GPU MODE
+// test cases at a cap of 128 with kAlways (128-row tiles at short K).
 TEST_F(Sm90GemmTest, StreamedSimpleKernelMatchesReference) {
   ENCORE_SKIP_WITHOUT_GPU();
   const void* streamed[2] = {
@@ -593,23 +599,26 @@ TEST_F(Sm90GemmTest, StreamedSimpleKernelMatchesReference) {
   }
   struct StreamCase {
     Case c;
-    int cap;               // RunnerOptions::token_tile_rows (0: the runner's choice)
-    bool must_stream;      // the plan must run the streamed kernel
+    int cap;           // RunnerOptions::token_tile_rows (0: the runner's choice)
+    StreamTiles mode;  // RunnerOptions::stream_simple_tiles
+    bool must_stream;  // the plan must run the streamed kernel
   };
   std::vector<StreamCase> cases = {
       {{"decode8", Zip({16, 3, 0, 16, 9, 1, 16, 12}, std::vector<int>(8, 512),
                        std::vector<int>(8, 4160))},
-       0, true},
-      {{"decode2_k64", Zip({5, 16}, {256, 136}, {64, 192})}, 0, true},
-      {{"decode64", decode64}, 0, true},
-      {{"rows128", Zip({128, 250, 7, 0}, {256, 384, 136, 128}, {1088, 512, 320, 256})}, 128, true},
+       0, StreamTiles::kAuto, true},
+      {{"decode2_k64", Zip({5, 16}, {256, 136}, {64, 192})}, 0, StreamTiles::kAuto, true},
+      {{"decode64", decode64}, 0, StreamTiles::kAuto, true},
+      {{"rows128", Zip({128, 250, 7, 0}, {256, 384, 136, 128}, {4160, 4096, 320, 256})}, 128,
+       StreamTiles::kAuto, true},
   };
-  for (const Case& c : GpuModeCases()) cases.push_back({c, 128, false});
+  for (const Case& c : GpuModeCases()) cases.push_back({c, 128, StreamTiles::kAlways, false});
   for (const StreamCase& sc : cases) {
     RunnerOptions o;
     o.token_prepass = TokenPrepass::kAlways;
     o.fuse_token_prepass = FusePrepass::kNever;
     o.token_tile_rows = sc.cap;
+    o.stream_simple_tiles = sc.mode;
     auto gemm = Nvfp4GroupedGemm::Create(o);
     ASSERT_TRUE(gemm.ok()) << gemm.status();
     for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
@@ -618,7 +627,7 @@ TEST_F(Sm90GemmTest, StreamedSimpleKernelMatchesReference) {
       ASSERT_TRUE(dev.ok()) << dev.status();
       auto plan = std::make_unique<LaunchPlan>();
       ENCORE_ASSERT_OK((*gemm)->Prepare(dev->args(), plan.get(), KernelKind::kSimple));
-      const bool want = AllTilesStreamedWidths(*plan);
+      const bool want = WantsStreamed(*plan, sc.mode);
       if (sc.must_stream) EXPECT_TRUE(want) << sc.c.name;
       const int num_groups = static_cast<int>(dev->args().groups.size());
       EXPECT_EQ(plan->function == streamed[num_groups > 8 ? 1 : 0], want) << sc.c.name;

@@ -667,12 +667,16 @@ TEST_F(Sm90PrepassHostTest, AutoFusesOnlySmallSharesOfWholeTilePlans) {
   // (Stream-K plans, never fused by kAuto, need a device workspace: not on this host runner.)
 }
 
-// RunnerOptions::stream_simple_tiles (default on): unfused simple plans with pre-pass tokens whose
-// groups' token tiles are all 16 or 128 rows wide run the streamed simple kernel (its own
-// instantiation); other widths, other kinds, fused or in-kernel plans, and the option off keep
-// the plain one.
+// RunnerOptions::stream_simple_tiles: unfused simple plans with pre-pass tokens whose groups'
+// token tiles are all 16 rows wide, or 128 with K > 3968 (kAuto, the default; any K: kAlways),
+// run the streamed simple kernel (its own instantiation); other widths, other kinds, fused or
+// in-kernel plans, and kNever keep the plain one.
 TEST_F(Sm90PrepassHostTest, SixteenAndOneTwentyEightRowTilesRunTheStreamedSimpleKernel) {
-  EXPECT_TRUE(RunnerOptions{}.stream_simple_tiles);
+  EXPECT_EQ(RunnerOptions{}.stream_simple_tiles, StreamTiles::kAuto);
+  EXPECT_TRUE(PreferStreamedTiles(16, 64));
+  EXPECT_TRUE(PreferStreamedTiles(128, 4096));
+  EXPECT_FALSE(PreferStreamedTiles(128, 3968));  // 31 k-blocks
+  EXPECT_FALSE(PreferStreamedTiles(112, 7168));
   for (int rows = 16; rows <= sm90::TileShape::kMaxBlockM; rows += 16) {
     EXPECT_EQ(sm90::StreamedTileRows(rows), rows == 16 || rows == 128) << rows;
   }
@@ -710,7 +714,7 @@ TEST_F(Sm90PrepassHostTest, SixteenAndOneTwentyEightRowTilesRunTheStreamedSimple
             streamed);
   EXPECT_EQ(plan->kind, KernelKind::kSimple);
   // 128-row tiles (M = 128, and 250 as two tiles of 128; at a cap of 128, where the model would
-  // split these few tiles further), alone or with 16-row ones: streamed.
+  // split these few tiles further), alone or with 16-row ones, at 32 k-blocks or more: streamed.
   RunnerOptions o;
   o.stream_k = false;
   o.token_prepass = TokenPrepass::kAlways;
@@ -720,8 +724,10 @@ TEST_F(Sm90PrepassHostTest, SixteenAndOneTwentyEightRowTilesRunTheStreamedSimple
   EXPECT_EQ(function_of(capped.get(), {128, 250}, 2048, 7168, KernelKind::kSimple), streamed);
   EXPECT_EQ(function_of(capped.get(), {128, 7}, 2048, 7168, KernelKind::kSimple), streamed);
   EXPECT_EQ(function_of(capped.get(), {128, 100}, 2048, 7168, KernelKind::kSimple), plain_simple);
-  // GPU MODE shape 3 (128-row tiles at the model's cap): streamed; shape 2 (96 / 112): plain.
-  EXPECT_EQ(function_of(gemm.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), streamed);
+  EXPECT_EQ(function_of(capped.get(), {128, 7}, 2048, 2048, KernelKind::kSimple), plain_simple);
+  // GPU MODE shape 3 (128-row tiles at the model's cap, K = 1536): plain; shape 2 (96 / 112):
+  // plain.
+  EXPECT_EQ(function_of(gemm.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), plain_simple);
   EXPECT_EQ(function_of(gemm.get(), {192, 320}, 3072, 4096, KernelKind::kAuto), plain_simple);
   // A 32-row tile among 16-row ones: plain.
   EXPECT_EQ(function_of(gemm.get(), {16, 17}, 2048, 7168, KernelKind::kAuto), plain_simple);
@@ -735,12 +741,15 @@ TEST_F(Sm90PrepassHostTest, SixteenAndOneTwentyEightRowTilesRunTheStreamedSimple
   auto fused = Make(TokenPrepass::kAlways, size_t{64} << 20, 8, FusePrepass::kAlways);
   EXPECT_EQ(function_of(fused.get(), {16, 3}, 2048, 7168, KernelKind::kSimple),
             sm90::KernelFunction(KernelKind::kSimple, 8, sm90::TokenSource::kPrepass, true));
-  // The option off: never.
+  // kAlways: 128-row tiles at any K (shape 3), still not other widths (shape 2); kNever: never.
   o.token_tile_rows = 0;
-  o.stream_simple_tiles = false;
+  o.stream_simple_tiles = StreamTiles::kAlways;
+  auto always = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
+  EXPECT_EQ(function_of(always.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), streamed);
+  EXPECT_EQ(function_of(always.get(), {192, 320}, 3072, 4096, KernelKind::kAuto), plain_simple);
+  o.stream_simple_tiles = StreamTiles::kNever;
   auto never = HostRunner(o, const_cast<void*>(Addr(kWorkspace)));
   EXPECT_EQ(function_of(never.get(), {16, 3}, 2048, 7168, KernelKind::kAuto), plain_simple);
-  EXPECT_EQ(function_of(never.get(), {128, 384}, 4096, 1536, KernelKind::kAuto), plain_simple);
 }
 
 // With the device's shared-memory facts the runner pads small pre-passes for PDL
