@@ -43,11 +43,6 @@ enum class TokenPrepass : int {
   kNever = 2,
 };
 
-// Whether a pre-pass plan converts its tokens inside the GEMM kernel (RunnerOptions::
-// fuse_token_prepass): the GEMM's warps 1-11 convert a share each, then a grid-wide barrier that
-// needs no co-residency (waiting CTAs convert the shares of CTAs that have not started:
-// kernels/internal/fused_prepass.cuh). One kernel instead of two, launched with PDL (every role
-// waits for the previous grid).
 // The simple kernel's streamed instantiation (RunnerOptions::stream_simple_tiles): its tiles of
 // <= 128 token rows split the two fp16 token stages into four, and 16- and 128-row tiles run their
 // k loop without the drain between k-blocks (the next k-block's weights loaded and first fragments
@@ -55,9 +50,9 @@ enum class TokenPrepass : int {
 enum class StreamTiles : int {
   kNever = 0,
   // Plans whose every group's token tiles are 16 rows wide, or 128 with at least 32 k-blocks
-  // (K > 3968; heuristics.h PreferStreamedTiles). H200, 8 groups, N = 2048, against kNever (runs 154-155): 16 rows -5%
-  // at K = 7168, -3.5% at K = 2048; 128 rows -2% at K = 7168, -0.3% at K = 2048; GPU MODE
-  // shape 3 (128 rows, K = 1536) +0.7% under kAlways.
+  // (K > 3968; heuristics.h PreferStreamedTiles). H200, 8 groups, N = 2048, against kNever
+  // (runs 154-155): 16 rows -5% at K = 7168, -3.5% at K = 2048; 128 rows -2% at K = 7168, -0.3%
+  // at K = 2048; GPU MODE shape 3 (128 rows, K = 1536) +0.7% under kAlways.
   kAuto = 1,
   // Every plan whose groups' token tiles are all 16 or 128 rows wide (sm90::StreamedTileRows).
   // With every <= 128-row width streaming (the manual build _ring4s; runs 151-152) 32-64 rows lost
@@ -65,6 +60,11 @@ enum class StreamTiles : int {
   kAlways = 2,
 };
 
+// Whether a pre-pass plan converts its tokens inside the GEMM kernel (RunnerOptions::
+// fuse_token_prepass): the GEMM's warps 1-11 convert a share each, then a grid-wide barrier that
+// needs no co-residency (waiting CTAs convert the shares of CTAs that have not started:
+// kernels/internal/fused_prepass.cuh). One kernel instead of two, launched with PDL (every role
+// waits for the previous grid).
 enum class FusePrepass : int {
   kNever = 0,  // the pre-pass always runs as its own kernel
   // Whole-tile plans (simple, persistent) whose grid fits on the SMs and whose CTAs convert few

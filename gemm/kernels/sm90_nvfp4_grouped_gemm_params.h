@@ -114,8 +114,8 @@ inline constexpr bool kStreamKBuilt = ENCORE_SM90_STREAM_K != 0;
 inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PREPASS != 0;
 
 // The token-tile widths (rows rounded to the wgmma granule) at which the streamed simple kernel
-// streams (consumer.cuh kStreamedWidth); the runner chooses that kernel for plans whose groups' token
-// tiles all have one of them (RunnerOptions::stream_simple_tiles).
+// streams (consumer.cuh kStreamedWidth); the runner chooses that kernel for plans whose groups'
+// token tiles all have one of them (RunnerOptions::stream_simple_tiles).
 inline constexpr bool StreamedTileRows(int rows) { return rows == 16 || rows == 128; }
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).

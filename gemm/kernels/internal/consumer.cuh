@@ -41,9 +41,10 @@ inline constexpr bool kStreamedBuilt =
     Pipeline<TokenSource::kPrepass>::kTokStages == 2 && TileShape::kMaxBlockM == 256;
 // The widths the streamed simple kernel streams (its other widths drain between k-blocks, on the
 // same 4-stage ring); the runner picks it for plans whose tiles are all that wide
-// (RunnerOptions::stream_simple_tiles). NOTES: runs 152 and 154 (8 groups of M tokens, N = 2048,
-// every <= 128-row width streamed): 16 rows -5.3% (K = 7168) / -3.2% (K = 2048), 128 rows -2.3..-3.8%
-// / -1.1%, but 32-64 rows +0.3..+1.3% and GPU MODE shape 2's 96-112 rows +0.8% (run 151).
+// (RunnerOptions::stream_simple_tiles). NOTES: runs 152 and 154 (8 groups of M tokens,
+// N = 2048, every <= 128-row width streamed): 16 rows -5.3% (K = 7168) / -3.2% (K = 2048), 128
+// rows -2.3..-3.8% / -1.1%, but 32-64 rows +0.3..+1.3% and GPU MODE shape 2's 96-112 rows +0.8%
+// (run 151).
 template <int kN>
 inline constexpr bool kStreamedWidth = StreamedTileRows(kN);
 template <int kSteps>
