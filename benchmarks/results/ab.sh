@@ -2,10 +2,12 @@
 # A/B run of kernel builds in one lease (the bundle of tools/ab_bundle.sh): every kernel test
 # binary, then ROUNDS rounds of the kernel benchmark, the builds alternated within each round.
 # Usage (device, repo root): [FILTER=...] [ROUNDS=2] [TESTS=0] bash benchmarks/results/ab.sh BUNDLE
-# Logs under $OUT/logs, packed into $OUT/all_logs.tgz after each phase.
+# Logs under $LOGS (default /tmp/encore_logs), packed into $OUT/all_logs.tgz after each phase.
 B=$(cd "$1" && pwd)
 export LD_LIBRARY_PATH=$B
-L=${OUT:-/tmp/out}/logs
+# (Logs outside $OUT: the device tool returns at most 8 files, and loose logs can crowd out
+# the archive; run 151 lost its logs that way.)
+L=${LOGS:-/tmp/encore_logs}
 mkdir -p "$L"
 pack() { tar czf "${OUT:-/tmp/out}/all_logs.tgz" -C "$L" .; }
 # The tests (and env.txt) as run23.sh's test phase runs them, without sanitizers.

@@ -6,7 +6,9 @@
 #                job (//benchmarks:replay) when REPLAY_COMMIT is set.
 B=$(cd "$1" && pwd)
 export LD_LIBRARY_PATH=$B
-L=${OUT:-/tmp/out}/logs
+# (Logs outside $OUT: the device tool returns at most 8 files, and loose logs can crowd out
+# the archive; run 151 lost its logs that way.)
+L=${LOGS:-/tmp/encore_logs}
 mkdir -p "$L"
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv; } > "$L/env.txt" 2>&1
 pack() { tar czf "${OUT:-/tmp/out}/all_logs.tgz" -C "$L" .; }
