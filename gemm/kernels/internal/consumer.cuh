@@ -36,9 +36,9 @@ static_assert(8 % kPartsOf<Schedule::kSimple> == 0 && 8 % kParts == 0,
 inline constexpr int kPartSteps = 8 / kParts;
 // Whether this build has the streamed simple kernel (the kernel's kStreamed): the stream runs 2
 // parts a stage, and its ring splits 2 stages of 256-row atoms.
-inline constexpr bool kStreamedBuilt =
-    ENCORE_SM90_CONSUMER_PIPE && kPartsOf<Schedule::kSimple> == 2 &&
-    Pipeline<TokenSource::kPrepass>::kTokStages == 2 && TileShape::kMaxBlockM == 256;
+inline constexpr bool kStreamedBuilt = ENCORE_SM90_CONSUMER_PIPE &&
+                                       kPartsOf<Schedule::kSimple> == 2 &&
+                                       SmemLayout<TokenSource::kPrepass>::kSplittable;
 // The widths the streamed simple kernel streams (its other widths drain between k-blocks, on the
 // same 4-stage ring); the runner picks it for plans whose tiles are all that wide
 // (RunnerOptions::stream_simple_tiles). NOTES: runs 152 and 154 (8 groups of M tokens,
@@ -203,10 +203,11 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   constexpr int S = T::kStrips;
   constexpr int kSteps = 8 / kNumParts;
   constexpr bool kNarrowRing = kRing4 && kN <= 128;
-  constexpr int kStages = kNarrowRing ? 4 : P::kTokStages;  // a power of 2
-  constexpr int kStageBytes = kNarrowRing ? T::kTokStageBytes / 2 : T::kTokStageBytes;
-  constexpr int kAtom = kNarrowRing ? T::kTokAtomBytes / 2 : T::kTokAtomBytes;
-  static_assert(!kRing4 || (P::kTokStages == 2 && T::kMaxBlockM == 256),
+  constexpr auto kRing = SmemLayout<kSrc>::RingOf(kNarrowRing);
+  constexpr int kStages = static_cast<int>(kRing.stages);  // a power of 2
+  constexpr int kStageBytes = static_cast<int>(kRing.stage_bytes);
+  constexpr int kAtom = static_cast<int>(kRing.atom_bytes);
+  static_assert(!kRing4 || SmemLayout<kSrc>::kSplittable,
                 "the split ring halves 2 stages of 256-row atoms");
   const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
   // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.

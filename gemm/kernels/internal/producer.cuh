@@ -75,16 +75,16 @@ __device__ __forceinline__ void TokenProducerTile(const CUtensorMap* map_a, cons
                                                   const SmemLayout<TokenSource::kPrepass>& sm,
                                                   uint32_t& it, int kb0, int kb1,
                                                   uint64_t policy) {
-  using P = Pipeline<TokenSource::kPrepass>;
-  using T = TileShape;
+  using L = SmemLayout<TokenSource::kPrepass>;
   const uint32_t atom_bytes = static_cast<uint32_t>(gi.tile_rows) * 128;
-  static_assert(!kRing4 || (P::kTokStages == 2 && T::kMaxBlockM == 256),
-                "splits 2 stages of 256-row atoms");
-  // (compile-time constants where kRing4 is off)
+  static_assert(!kRing4 || L::kSplittable, "splits 2 stages of 256-row atoms");
+  // (compile-time constants where kRing4 is off; a select between the two constant rings, so
+  // that `it % stages` stays a mask: through one runtime Ring it became a division)
+  constexpr typename L::Ring kSplit = L::RingOf(true), kWhole = L::RingOf(false);
   const bool split = kRing4 && gi.tile_rows <= 128;
-  const uint32_t stages = split ? 4 : P::kTokStages;
-  const uint32_t stage_bytes = split ? T::kTokStageBytes / 2 : T::kTokStageBytes;
-  const uint32_t atom_stride = split ? T::kTokAtomBytes / 2 : T::kTokAtomBytes;
+  const uint32_t stages = split ? kSplit.stages : kWhole.stages;
+  const uint32_t stage_bytes = split ? kSplit.stage_bytes : kWhole.stage_bytes;
+  const uint32_t atom_stride = split ? kSplit.atom_bytes : kWhole.atom_bytes;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = static_cast<int>(it % stages);
     MbarWait(sm.TokEmpty(ts), ((it / stages) & 1) ^ 1);

@@ -24,6 +24,20 @@ struct SmemLayout {
   // Token-stage barriers: one pair per stage, 4 pairs where the simple kernel may split its
   // stages (pre-pass tokens: the streamed instantiation, ENCORE_SM90_SIMPLE_RING4).
   static constexpr int kTokBarriers = (P::kPrepass && P::kTokStages < 4) ? 4 : P::kTokStages;
+  // The fp16 token ring a tile runs on: P::kTokStages stages of kMaxBlockM-row atoms, or split
+  // (the simple kernel's tiles of <= 128 token rows with ENCORE_SM90_SIMPLE_RING4 or the streamed
+  // instantiation) 4 stages of 128-row atoms in the same bytes, which needs the unsplit ring to
+  // be 2 stages of 256-row atoms (kSplittable). The token producer and the consumers use it alike.
+  static constexpr bool kSplittable = P::kTokStages == 2 && T::kMaxBlockM == 256;
+  struct Ring {
+    uint32_t stages;  // a power of 2
+    uint32_t stage_bytes;
+    uint32_t atom_bytes;
+  };
+  static constexpr Ring RingOf(bool split) {
+    return split ? Ring{4, T::kTokStageBytes / 2, T::kTokAtomBytes / 2}
+                 : Ring{P::kTokStages, T::kTokStageBytes, T::kTokAtomBytes};
+  }
   static constexpr uint32_t kTok = P::kRawStages * P::kRawStageBytes;
   static constexpr uint32_t kEpi = kTok + P::kTokStages * T::kTokStageBytes;
   static constexpr uint32_t kRawFull = kEpi + P::kEpilogueBytes;  // inputs_arrived
