@@ -36,14 +36,7 @@ class RecurrenceCounter {
   }
 
   // Counts one more sighting of `hash`; returns the count including this one.
-  int Bump(uint64_t hash) {
-    Slot* s = Find(hash);
-    if (s == nullptr) {
-      s = Victim(hash);
-      *s = Slot{hash, 0, true};
-    }
-    return ++s->count;
-  }
+  int Bump(uint64_t hash) { return ++Claim(hash)->count; }
 
   int Get(uint64_t hash) const {
     const Slot* s = Find(hash);
@@ -51,11 +44,7 @@ class RecurrenceCounter {
   }
 
   // Sets the count (negative values make the structure wait longer before it qualifies).
-  void Set(uint64_t hash, int count) {
-    Slot* s = Find(hash);
-    if (s == nullptr) s = Victim(hash);
-    *s = Slot{hash, count, true};
-  }
+  void Set(uint64_t hash, int count) { Claim(hash)->count = count; }
 
   void Forget(uint64_t hash) {
     if (Slot* s = Find(hash)) *s = Slot{};
@@ -83,6 +72,15 @@ class RecurrenceCounter {
   }
   Slot* Find(uint64_t hash) {
     return const_cast<Slot*>(static_cast<const RecurrenceCounter*>(this)->Find(hash));
+  }
+  // `hash`'s slot; a hash not in the table takes Victim's, with count 0.
+  Slot* Claim(uint64_t hash) {
+    Slot* s = Find(hash);
+    if (s == nullptr) {
+      s = Victim(hash);
+      *s = Slot{hash, 0, true};
+    }
+    return s;
   }
   // The slot a new hash takes: an empty one, else the lowest non-negative count (the first of
   // equals), else (every entry backing off) the first.
