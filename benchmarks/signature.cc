@@ -3,8 +3,8 @@
 //   BM_SignatureLookup/G: build StructuralKey + Binding from G-group arguments, hash the key,
 //     find it in a populated cache map (the executor's map type: 512 entries) and compare the
 //     binding exactly — everything a replayed call costs before cudaGraphLaunch.
-//   BM_ExecutorHit/G: GraphExecutor::Run on a hit end to end (capture check, signature, mutex,
-//     lookup, binding compare, LRU touch, counters) with a backend whose launch does nothing.
+//   BM_ExecutorHit/G: GraphExecutor::Run on a hit end to end (capture check, hit-memo probe and
+//     exact compare, mutex, LRU touch, counters) with a backend whose launch does nothing.
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a

@@ -92,6 +92,26 @@ size_t BindingsFingerprint(const CallSignature* const* sigs, size_t n) {
   return h;
 }
 
+// The hit memo's index for one call (the header's "Hit memo"): its group count and kind, stream,
+// device_m, its first group's pointers, its first and last groups' M and its last group's A and
+// C. The compare that follows settles collisions. Every call has at least one group (checked by
+// the caller).
+size_t CallMemoKey(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
+                   const void* stream) {
+  const auto u = [](const void* p) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  };
+  const gemm::GroupProblem& f = args.groups.front();
+  const gemm::GroupProblem& l = args.groups.back();
+  uint64_t x = FingerprintMix(args.groups.size() | uint64_t{static_cast<uint8_t>(kind)} << 32,
+                              u(args.device_m) ^ (u(stream) << 3));
+  x = FingerprintMix(x, u(f.a) ^ (u(f.b) << 1));
+  x = FingerprintMix(x, u(f.sfa) ^ (u(f.sfb) << 1) ^ (u(f.c) << 2));
+  x = FingerprintMix(
+      x, uint64_t{static_cast<uint32_t>(f.m)} | uint64_t{static_cast<uint32_t>(l.m)} << 32);
+  return static_cast<size_t>(FingerprintMix(x, u(l.a) ^ (u(l.c) << 1)));
+}
+
 // (structure, bindings) → one hash, for the variant recurrence counter and the ghost table.
 size_t VariantHash(size_t structure_hash, size_t bindings_hash) {
   return absl::HashOf(structure_hash, bindings_hash);
@@ -109,9 +129,11 @@ struct GraphExecutor::Variant : internal::LruNode {
     const void* function = nullptr;  // kernel the node launches
     bool pdl = false;                // the node sits behind a programmatic edge
   };
+  static constexpr size_t kNoSet = ~size_t{0};
   Entry* entry = nullptr;
-  size_t fingerprint = 0;  // BindingsFingerprint of the bindings the nodes hold now
-  uint64_t last_use = 0;   // executor tick of the last launch (LRU within the entry)
+  size_t fingerprint = 0;    // BindingsFingerprint of the bindings the nodes hold now
+  size_t memo_set = kNoSet;  // the hit-memo set holding this variant, if any
+  uint64_t last_use = 0;     // executor tick of the last launch (LRU within the entry)
   std::unique_ptr<ExecutableGraph> graph;
   std::vector<Node> nodes;
   std::vector<GroupBinding> groups;
@@ -136,6 +158,13 @@ struct GraphExecutor::Variant : internal::LruNode {
     std::memcpy(&groups[n.first_group], b.groups().data(),
                 sizeof(GroupBinding) * static_cast<size_t>(n.num_groups));
   }
+  // Whether this is a one-call variant whose structure and bindings are exactly `args` run with
+  // `kind` on `stream`: what BuildSignature + map lookup + Find would conclude, read from the
+  // arguments directly. n and k compare with the entry's key words; each group's pointers and
+  // exact M with the stored binding (a dynamic-M capacity equal to the stored one has the stored
+  // key's bucket).
+  bool HoldsCall(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
+                 const void* stream) const;
   // BindingsHash / BindingsFingerprint of the stored bindings.
   size_t HashStored() const {
     size_t h = 0;
@@ -173,6 +202,33 @@ struct GraphExecutor::Entry {
     return best;
   }
 };
+
+bool GraphExecutor::Variant::HoldsCall(const gemm::GroupedGemmArguments& args,
+                                       gemm::KernelKind kind, const void* stream) const {
+  if (nodes.size() != 1) return false;
+  const Node& n = nodes[0];
+  const size_t ng = args.groups.size();
+  if (static_cast<size_t>(n.num_groups) != ng || n.device_m != args.device_m ||
+      n.stream != stream) {
+    return false;
+  }
+  // One call of ng groups: key = [ng, kind | dynamic << 8, (m_key, n, k) per group].
+  const uint32_t* w = entry->key.data();
+  const uint32_t kind_word =
+      uint32_t{static_cast<uint8_t>(kind)} | (args.device_m != nullptr ? 1u << 8 : 0u);
+  if (w[1] != kind_word) return false;
+  w += StructuralKey::kHeaderWords;
+  const GroupBinding* b = &groups[n.first_group];
+  for (const gemm::GroupProblem& p : args.groups) {
+    if (b->a != p.a || b->b != p.b || b->sfa != p.sfa || b->sfb != p.sfb || b->c != p.c ||
+        b->m != p.m || w[1] != static_cast<uint32_t>(p.n) || w[2] != static_cast<uint32_t>(p.k)) {
+      return false;
+    }
+    ++b;
+    w += StructuralKey::kWordsPerGroup;
+  }
+  return true;
+}
 
 GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner, std::unique_ptr<GraphBackend> backend,
                              ExecutorOptions options)
@@ -229,6 +285,7 @@ ExecutorCounters GraphExecutor::counters() const {
   c.live_execs = ld(counters_.live_execs);
   c.live_bytes = ld(counters_.live_bytes);
   c.thrash_engagements = ld(counters_.thrash_engagements);
+  c.fast_hits = ld(counters_.fast_hits);
   c.last_fallback =
       static_cast<FallbackReason>(counters_.last_fallback.load(std::memory_order_relaxed));
   return c;
@@ -261,6 +318,27 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
   if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
+  const bool memo = !args.groups.empty();
+  const size_t memo_key = memo ? CallMemoKey(args, kind, stream) : 0;
+  if (memo) {
+    bool found = false;
+    Outcome out;
+    {
+      encore::MutexLock lock(&mu_);
+      if (Variant* v = MemoFindLocked(memo_key, args, kind, stream)) {
+        found = true;
+        guard_.Record(/*miss=*/false);
+        out = LaunchHitLocked(v, stream);
+        if (out.launched) AddLocked(counters_.fast_hits, 1);
+      }
+    }
+    if (found) {
+      if (out.launched) return absl::OkStatus();
+      // The launch failed and dropped the variant: run directly, as the full path would.
+      return RunDirect(calls, stream, out.reason);
+    }
+  }
+
   CallSignature sig;  // on the stack: no allocation
   ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, options_.m_bucket, &sig, stream));
   const absl::Span<const uint32_t> words = sig.key.words();
@@ -270,9 +348,44 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   {
     encore::MutexLock lock(&mu_);
     out = RunLocked(calls, &sig_ptr, words, hash, stream, /*capture_immediately=*/false);
+    if (out.launched && memo) MemoRememberLocked(out.variant, memo_key);
   }
   if (out.launched) return absl::OkStatus();
   return RunDirect(calls, stream, out.reason);
+}
+
+GraphExecutor::Variant* GraphExecutor::MemoFindLocked(size_t key,
+                                                      const gemm::GroupedGemmArguments& args,
+                                                      gemm::KernelKind kind,
+                                                      cudaStream_t stream) const {
+  for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
+    if (w.variant != nullptr && w.key == key && w.variant->HoldsCall(args, kind, stream)) {
+      return w.variant;
+    }
+  }
+  return nullptr;
+}
+
+void GraphExecutor::MemoRememberLocked(Variant* v, size_t key) {
+  if (v == nullptr || v->nodes.size() != 1) return;
+  MemoForgetLocked(v);
+  const size_t set = key & (kMemoSets - 1);
+  MemoWay* ways = memo_[set];
+  if (Variant* dropped = ways[kMemoWays - 1].variant) dropped->memo_set = Variant::kNoSet;
+  for (size_t i = kMemoWays - 1; i > 0; --i) ways[i] = ways[i - 1];
+  ways[0] = MemoWay{key, v};
+  v->memo_set = set;
+}
+
+void GraphExecutor::MemoForgetLocked(Variant* v) {
+  if (v->memo_set == Variant::kNoSet) return;
+  MemoWay* ways = memo_[v->memo_set];
+  size_t out = 0;
+  for (size_t i = 0; i < kMemoWays; ++i) {
+    if (ways[i].variant != v) ways[out++] = ways[i];
+  }
+  for (; out < kMemoWays; ++out) ways[out] = MemoWay{};
+  v->memo_set = Variant::kNoSet;
 }
 
 absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStream_t stream,
@@ -407,7 +520,7 @@ GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t s
   AddLocked(counters_.graph_launches, 1);
   v->last_use = ++tick_;
   lru_.Touch(v);
-  return Outcome{true, FallbackReason::kNone};
+  return Outcome{true, FallbackReason::kNone, v};
 }
 
 void GraphExecutor::CollectOutputsLocked(absl::Span<const GemmCall> calls) {
@@ -569,7 +682,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     return Outcome{false, FallbackReason::kLaunchFailed};
   }
   AddLocked(counters_.graph_launches, 1);
-  return Outcome{true, FallbackReason::kNone};
+  return Outcome{true, FallbackReason::kNone, v};
 }
 
 void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
@@ -577,6 +690,7 @@ void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
   SubLocked(counters_.live_bytes, v->lru_bytes);
   AddLocked(evicted ? counters_.evictions : counters_.dropped, 1);
   lru_.Remove(v);
+  MemoForgetLocked(v);
   Entry* e = v->entry;
   if (evicted) ghosts_.Set(VariantHash(e->hash, v->HashStored()), 1);
   std::vector<std::unique_ptr<Variant>>& vs = e->variants;

@@ -61,6 +61,17 @@
 // sync: the signature is built on the stack, looked up by hash and compared exactly, its
 // variant found by fingerprint and exact compare, and the exec launched.
 //
+// Hit memo (Run only): a kMemoWays-way set-associative table of (memo key, variant) pairs, the
+// memo key being a few multiply-xor rounds over the call's raw arguments (group count, kind,
+// stream, device_m, the first and the last group's pointers and M). A call probes its set; a way
+// with its memo key has its variant's key and stored bindings compared with the arguments field
+// by field, and only an identical one is launched without building a signature (a "fast hit",
+// counted in hits and fast_hits). Any other outcome takes the path above, which then memoizes
+// the variant it launched for a single call at the front of its set (the set's last way drops
+// out). A variant sits in at most one set; removing it clears its way, so the memo never holds
+// a dangling pointer, and a patched variant fails the compare for its old bindings. The memo
+// only skips work: what it launches is always what the full lookup would launch.
+//
 // Device: an executor works on the device that is current when it is created (its capture
 // stream lives there); make its calls with that device current. Use one executor per device.
 //
@@ -144,6 +155,7 @@ struct ExecutorCounters {
   uint64_t live_execs = 0;  // execs (variants, over all structures) held now
   uint64_t live_bytes = 0;  // their estimated device bytes
   uint64_t thrash_engagements = 0;
+  uint64_t fast_hits = 0;  // hits of Run served by the hit memo (no signature built)
   FallbackReason last_fallback = FallbackReason::kNone;
 };
 
@@ -206,14 +218,22 @@ class GraphExecutor {
   struct Counters {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
-        dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0};
+        dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0};
     std::atomic<int> last_fallback{0};
   };
   // What the locked part decided: the calls ran from a graph, or they must run directly.
   struct Outcome {
     bool launched = false;
     FallbackReason reason = FallbackReason::kNone;
+    Variant* variant = nullptr;  // the variant launched (when launched)
   };
+  // Hit memo geometry: kMemoSets (a power of two) sets of kMemoWays ways, one 64-byte line each.
+  struct MemoWay {
+    size_t key = 0;
+    Variant* variant = nullptr;
+  };
+  static constexpr size_t kMemoSets = 256;
+  static constexpr size_t kMemoWays = 4;
   using Map = absl::flat_hash_map<std::vector<uint32_t>, std::unique_ptr<Entry>,
                                   internal::WordsHash, internal::WordsEq>;
 
@@ -239,6 +259,14 @@ class GraphExecutor {
   bool WouldEvictOwnLocked(const Entry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Launches a variant whose bindings match the call (a hit).
   Outcome LaunchHitLocked(Variant* v, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The variant memoized under `key` when it holds exactly this single call (structure, kind,
+  // stream and every group's bindings), else null.
+  Variant* MemoFindLocked(size_t key, const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
+                          cudaStream_t stream) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Memoizes single-call variant `v` under `key` (moving it out of its previous set).
+  void MemoRememberLocked(Variant* v, size_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes `v` out of the memo.
+  void MemoForgetLocked(Variant* v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Patches a live variant's nodes to these calls' bindings (whose fingerprint is
   // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
   // is left kNone).
@@ -286,6 +314,8 @@ class GraphExecutor {
   internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);
   uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;  // stamps Variant::last_use
   internal::ThrashGuard guard_ ABSL_GUARDED_BY(mu_);
+  // The hit memo (see the header comment); each set's ways most recently memoized first.
+  alignas(64) MemoWay memo_[kMemoSets][kMemoWays] ABSL_GUARDED_BY(mu_);
   // Batch scratch, reused so that a recurring batch allocates nothing.
   std::vector<std::unique_ptr<CallSignature>> batch_sigs_ ABSL_GUARDED_BY(mu_);
   std::vector<const CallSignature*> batch_sig_ptrs_ ABSL_GUARDED_BY(mu_);

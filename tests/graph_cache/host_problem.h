@@ -84,23 +84,37 @@ class HostProblem {
   // the sentinel.
   ::testing::AssertionResult Check(int variant) const {
     for (int g = 0; g < num_groups(); ++g) {
-      const gemm::GroupProblem& p = groups_[g];
-      const FakeGroup fg = FakeGroupOf(p);
-      int rows = p.m;
-      if (!device_m_.empty()) rows = std::max(0, std::min<int>(device_m_[g], p.m));
-      const size_t total = c_[g].size() / static_cast<size_t>(p.n);
-      for (size_t r = 0; r < total; ++r) {
-        for (int j = 0; j < p.n; ++j) {
-          const uint16_t got = c_[g][r * p.n + j];
-          const uint16_t want = static_cast<int>(r) < rows
-                                    ? FakeValue(fg, g, variant, static_cast<int>(r), j)
-                                    : kSentinel;
-          if (got != want) {
-            return ::testing::AssertionFailure()
-                   << "group " << g << " C[" << r << "][" << j << "] = " << got << ", want " << want
-                   << " (rows " << rows << ", variant " << variant << ")";
-          }
+      if (::testing::AssertionResult r = CheckGroup(g, variant); !r) return r;
+    }
+    return ::testing::AssertionSuccess();
+  }
+  // The same for group g alone (FakeValue depends on g: the group's index in the call).
+  ::testing::AssertionResult CheckGroup(int g, int variant) const {
+    const gemm::GroupProblem& p = groups_[g];
+    const FakeGroup fg = FakeGroupOf(p);
+    int rows = p.m;
+    if (!device_m_.empty()) rows = std::max(0, std::min<int>(device_m_[g], p.m));
+    const size_t total = c_[g].size() / static_cast<size_t>(p.n);
+    for (size_t r = 0; r < total; ++r) {
+      for (int j = 0; j < p.n; ++j) {
+        const uint16_t got = c_[g][r * p.n + j];
+        const uint16_t want = static_cast<int>(r) < rows
+                                  ? FakeValue(fg, g, variant, static_cast<int>(r), j)
+                                  : kSentinel;
+        if (got != want) {
+          return ::testing::AssertionFailure()
+                 << "group " << g << " C[" << r << "][" << j << "] = " << got << ", want " << want
+                 << " (rows " << rows << ", variant " << variant << ")";
         }
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+  // Whether group g's C still holds only the sentinel (no launch wrote it since ClearC).
+  ::testing::AssertionResult Untouched(int g) const {
+    for (size_t i = 0; i < c_[g].size(); ++i) {
+      if (c_[g][i] != kSentinel) {
+        return ::testing::AssertionFailure() << "group " << g << " C element " << i << " written";
       }
     }
     return ::testing::AssertionSuccess();
