@@ -33,6 +33,7 @@
 #include "benchmarks/internal/harness.h"
 #include "benchmarks/internal/modes.h"
 #include "cuda_utils/device.h"
+#include "cuda_utils/driver.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
@@ -111,6 +112,10 @@ struct Floors {
   // cudaStreamIsCapturing on the benchmark stream: the executor asks it on every call (a caller's
   // capture makes the call run direct).
   double stream_is_capturing = 0;
+  // The same two calls through the driver's entry points (cuGraphLaunch of the 1-node empty
+  // graph, cuStreamIsCapturing), as the graph cache's backend makes them: the runtime's share.
+  double graph_launch_1_driver = 0;
+  double stream_is_capturing_driver = 0;
 };
 
 // The shared state of one run: stream, events, flusher, workloads and results. Owned by main.
@@ -277,6 +282,18 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                       cudaStreamCaptureStatus status;
                       return ToStatus(cudaStreamIsCapturing(s, &status), "stream capture status");
                     }});
+  ENCORE_ASSIGN_OR_RETURN(const DriverApi driver, DriverApi::Load());
+  floors.push_back({&ctx->floors.graph_launch_1_driver, [&] {
+                      return driver.graph_launch(execs[0].get(), s) == CUDA_SUCCESS
+                                 ? absl::OkStatus()
+                                 : absl::InternalError("cuGraphLaunch failed");
+                    }});
+  floors.push_back({&ctx->floors.stream_is_capturing_driver, [&] {
+                      CUstreamCaptureStatus status;
+                      return driver.stream_is_capturing(s, &status) == CUDA_SUCCESS
+                                 ? absl::OkStatus()
+                                 : absl::InternalError("cuStreamIsCapturing failed");
+                    }});
   // NOTES: the floors' rounds are interleaved (round r of every floor before round r + 1 of any),
   // so drift of the machine during the measurement affects them alike; measured one after the
   // other they came out in opposite orders on two machines (runs 10 and 11).
@@ -344,11 +361,13 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
                "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
                "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
                "patch + launch %.2f (2 execs in turn %.2f, 4 execs %.2f) | "
-               "cudaStreamIsCapturing %.2f\n",
+               "cudaStreamIsCapturing %.2f | through the driver: graph, 1 node %.2f, "
+               "cuStreamIsCapturing %.2f\n",
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
                ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
-               ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing);
+               ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
+               ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver);
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
                "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
@@ -372,12 +391,14 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f, \"graph_launch_1_gemm_node\": "
       "%.3f, \"patch_gemm_node\": %.3f, \"patch_and_launch_gemm_node\": %.3f, "
       "\"patch_and_launch_ring2\": %.3f, \"patch_and_launch_ring4\": %.3f, "
-      "\"stream_is_capturing\": %.3f},\n  \"modes\": [\n",
+      "\"stream_is_capturing\": %.3f, \"graph_launch_1_driver\": %.3f, "
+      "\"stream_is_capturing_driver\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
       ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
       ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
-      ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing);
+      ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
+      ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;

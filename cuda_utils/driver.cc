@@ -30,6 +30,10 @@ absl::StatusOr<DriverApi> DriverApi::Load() {
   void* fn = nullptr;
   ENCORE_RETURN_IF_ERROR(Resolve("cuTensorMapEncodeTiled", &fn));
   api.tensor_map_encode_tiled = reinterpret_cast<TensorMapEncodeTiledFn>(fn);
+  ENCORE_RETURN_IF_ERROR(Resolve("cuGraphLaunch", &fn));
+  api.graph_launch = reinterpret_cast<GraphLaunchFn>(fn);
+  ENCORE_RETURN_IF_ERROR(Resolve("cuStreamIsCapturing", &fn));
+  api.stream_is_capturing = reinterpret_cast<StreamIsCapturingFn>(fn);
   return api;
 }
 

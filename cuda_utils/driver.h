@@ -23,7 +23,17 @@ struct DriverApi {
                                               CUtensorMapInterleave, CUtensorMapSwizzle,
                                               CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+  using GraphLaunchFn = CUresult (*)(CUgraphExec, CUstream);
+  using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
+
   TensorMapEncodeTiledFn tensor_map_encode_tiled = nullptr;
+  // The graph cache's per-call pair, called without the runtime's wrapper (cudaGraphLaunch and
+  // cudaStreamIsCapturing add their own bookkeeping to every call). A cudaGraphExec_t is a
+  // CUgraphExec and a cudaStream_t a CUstream. NOTES: a driver call needs a current context on
+  // the calling thread, which only the runtime sets up; a caller retries a failed driver call
+  // through the runtime (graph_cache/backend.cc).
+  GraphLaunchFn graph_launch = nullptr;
+  StreamIsCapturingFn stream_is_capturing = nullptr;
 
   // Resolves every entry point (CUDA 12.0 ABI versions). FailedPrecondition naming the symbol if
   // the driver lacks one, or "no CUDA device" when there is no driver at all.

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "cuda_utils/driver.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 
@@ -14,12 +15,14 @@ namespace {
 class CudaExecutableGraph final : public ExecutableGraph {
  public:
   // first[i]: launch i's first node in `nodes` (launch i has first[i + 1] - first[i] nodes).
+  // `launch`: cuGraphLaunch, or null to launch through the runtime only.
   CudaExecutableGraph(Graph graph, GraphExec exec, std::vector<cudaGraphNode_t> nodes,
-                      std::vector<size_t> first)
+                      std::vector<size_t> first, DriverApi::GraphLaunchFn launch)
       : graph_(std::move(graph)),
         exec_(std::move(exec)),
         nodes_(std::move(nodes)),
-        first_(std::move(first)) {}
+        first_(std::move(first)),
+        launch_(launch) {}
 
   size_t num_launches() const override { return first_.size() - 1; }
 
@@ -47,7 +50,13 @@ class CudaExecutableGraph final : public ExecutableGraph {
     return absl::OkStatus();
   }
 
+  // The driver's entry point first; a failure there launched nothing and is retried through the
+  // runtime, which makes the device's primary context current on a thread that has none and
+  // reports any real error in runtime terms.
   absl::Status Launch(cudaStream_t stream) override {
+    if (launch_ != nullptr && launch_(exec_.get(), stream) == CUDA_SUCCESS) {
+      return absl::OkStatus();
+    }
     ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
     return absl::OkStatus();
   }
@@ -57,6 +66,7 @@ class CudaExecutableGraph final : public ExecutableGraph {
   GraphExec exec_;
   std::vector<cudaGraphNode_t> nodes_;  // kernel nodes of graph_, in launch order
   std::vector<size_t> first_;           // launches + 1 entries
+  DriverApi::GraphLaunchFn launch_;
 };
 
 // The kernel nodes of `graph` in chain order; an error unless the graph is exactly `n` kernel
@@ -123,9 +133,18 @@ absl::StatusOr<std::vector<cudaGraphNode_t>> KernelChain(cudaGraph_t graph, size
 
 class CudaGraphBackend final : public GraphBackend {
  public:
-  CudaGraphBackend(Stream stream, int device) : stream_(std::move(stream)), device_(device) {}
+  // `driver`: the per-call entry points (null members: the runtime only).
+  CudaGraphBackend(Stream stream, int device, DriverApi driver)
+      : stream_(std::move(stream)), device_(device), driver_(driver) {}
 
+  // As Launch: the driver first, the runtime when that fails.
   absl::StatusOr<bool> IsCapturing(cudaStream_t stream) override {
+    if (driver_.stream_is_capturing != nullptr) {
+      CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (driver_.stream_is_capturing(stream, &status) == CUDA_SUCCESS) {
+        return status != CU_STREAM_CAPTURE_STATUS_NONE;
+      }
+    }
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
     return status != cudaStreamCaptureStatusNone;
@@ -182,12 +201,13 @@ class CudaGraphBackend final : public GraphBackend {
     report->instantiated = true;
     return std::unique_ptr<ExecutableGraph>(
         new CudaExecutableGraph(std::move(graph), GraphExec(exec), std::move(chain),
-                                std::move(first)));
+                                std::move(first), driver_.graph_launch));
   }
 
  private:
   Stream stream_;
   int device_;
+  DriverApi driver_;
 };
 
 }  // namespace
@@ -200,7 +220,10 @@ absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(int device)
   absl::StatusOr<Stream> stream = Stream::Create();
   if (device != current) (void)cudaSetDevice(current);
   if (!stream.ok()) return stream.status();
-  return std::unique_ptr<GraphBackend>(new CudaGraphBackend(*std::move(stream), device));
+  // Without the driver's entry points every call goes through the runtime (slower, still right).
+  absl::StatusOr<DriverApi> driver = DriverApi::Load();
+  return std::unique_ptr<GraphBackend>(
+      new CudaGraphBackend(*std::move(stream), device, driver.ok() ? *driver : DriverApi{}));
 }
 
 }  // namespace encore::graph_cache

@@ -4,6 +4,7 @@
 #include "graph_cache/backend.h"
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "cuda_utils/raii.h"
@@ -118,6 +119,39 @@ TEST_F(CudaBackendTest, IsCapturingReportsTheCallersCapture) {
   Graph owned(g);
   ASSERT_TRUE(during.ok());
   EXPECT_TRUE(*during);
+}
+
+// The backend reaches cuGraphLaunch and cuStreamIsCapturing through the driver's entry points,
+// which need a current context: on a thread that never made a CUDA call they fall back to the
+// runtime, which sets it up. Both calls below are that thread's first.
+TEST_F(CudaBackendTest, LaunchAndCaptureQueryWorkAsAThreadsFirstCudaCalls) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  FakeGemm gemm(FakeGemm::Device::kGpu);
+  ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create({{64, 128, 128}}, 5));
+  gemm::LaunchPlan plan;
+  ENCORE_ASSERT_OK(gemm.Prepare(p.args(), &plan, gemm::KernelKind::kSimple));
+  const gemm::LaunchPlan* plans[] = {&plan};
+  const bool pdl[] = {false};
+  BuildReport report;
+  auto graph = backend_->Build(gemm, plans, pdl, &report);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ENCORE_ASSERT_OK(p.ClearC(stream_.get()));  // ordered before the launch on the same stream
+  absl::Status launched = absl::UnknownError("not run");
+  absl::StatusOr<bool> capturing = absl::UnknownError("not run");
+  absl::StatusOr<bool> legacy_capturing = absl::UnknownError("not run");
+  std::thread fresh([&] {
+    capturing = backend_->IsCapturing(stream_.get());
+    legacy_capturing = backend_->IsCapturing(nullptr);
+    launched = (*graph)->Launch(stream_.get());
+  });
+  fresh.join();
+  ASSERT_TRUE(capturing.ok()) << capturing.status();
+  EXPECT_FALSE(*capturing);
+  ASSERT_TRUE(legacy_capturing.ok()) << legacy_capturing.status();
+  EXPECT_FALSE(*legacy_capturing);
+  ENCORE_ASSERT_OK(launched);
+  ENCORE_ASSERT_OK_AND_ASSIGN(auto c, p.DownloadC(stream_.get()));
+  EXPECT_EQ(c, p.FakeExpected(0));
 }
 
 TEST_F(CudaBackendTest, RejectsEmptyGraphsAndEndsTheCapture) {
