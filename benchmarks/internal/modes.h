@@ -3,6 +3,8 @@
 //                  on every call (the origin design's first-call path)
 //   direct         Nvfp4GroupedGemm::Run(): parameters by value, tensor maps from the cache
 //   graph_per_call the graph cache, one replayed graph per call (same buffers every batch)
+//   graph_prebuilt not Encore: per-call graphs captured by hand up front and launched with
+//                  cudaGraphLaunch (graph_per_call's floor with the real graphs)
 //   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
 //   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
 //   graph_batch_fused  the same through a runner with the token pre-pass always fused into the
