@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Per-field medians of several //benchmarks:replay --encore_json outputs of one binary (one
 lease): the host numbers move between two machine states from one process to the next (run 35),
-so one process is not a measurement.
+so one process is not a measurement. Because the state can also change between modes of one
+process, each mode also gets host_over_adjacent_floor_us: the median over processes of its host
+us per call minus the 1-node graph floor measured right before its batches (graph_floor_us), the
+pairing that cancels the host's state.
 
   python3 benchmarks/results/replay_median.py OUT.json --command "..." IN.json [IN.json ...]
 """
@@ -31,6 +34,9 @@ def main():
         for k, v in m.items():
             if isinstance(v, (int, float)):
                 row[k] = median_of([r["modes"][i][k] for r in runs])
+        if "graph_floor_us" in m:
+            row["host_over_adjacent_floor_us"] = median_of(
+                [r["modes"][i]["host_us_per_call"] - r["modes"][i]["graph_floor_us"] for r in runs])
         row["workloads"] = []
         for j, w in enumerate(m.get("workloads", [])):
             ww = {"workload": w["workload"]}
