@@ -116,6 +116,13 @@ struct Floors {
   // graph, cuStreamIsCapturing), as the graph cache's backend makes them: the runtime's share.
   double graph_launch_1_driver = 0;
   double stream_is_capturing_driver = 0;
+  // What a rebind without node patches would pay on the host (NOTES, session 23): 40 pointer
+  // writes into device memory in stream order as one cuStreamBatchMemOp (8 groups x 5 pointers),
+  // alone and followed by cuGraphLaunch of the 1-node graph; and a 2 KB cudaMemcpyAsync from
+  // pinned host memory followed by the same launch. -1 where the driver refuses the operation.
+  double mem_op_write_40 = 0;
+  double mem_op_write_40_and_launch = 0;
+  double copy_2k_and_launch = 0;
 };
 
 // The shared state of one run: stream, events, flusher, workloads and results. Owned by main.
@@ -145,8 +152,7 @@ absl::StatusOr<double> HostUsPerOp(const std::function<absl::Status()>& op, cuda
 absl::StatusOr<double> GraphFloorNow(Context* ctx) {
   cudaStream_t s = ctx->stream.get();
   return HostUsPerOp(
-      [&] { return ToStatus(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch"); },
-      s);
+      [&] { return ToStatus(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch"); }, s);
 }
 
 void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
@@ -175,7 +181,10 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
     state.SetIterationTime(x.e2e_us * 1e-6);
   }
   if (!st.ok()) return;
-  Result r{mode->name(), w->name, w->gpumode, {Median(host), Median(device), Median(e2e)},
+  Result r{mode->name(),
+           w->name,
+           w->gpumode,
+           {Median(host), Median(device), Median(e2e)},
            Median(adjacent_floor)};
   state.counters["host_us"] = r.median.host_us;
   state.counters["graph_floor_us"] = r.graph_floor_us;
@@ -288,6 +297,56 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
                                  ? absl::OkStatus()
                                  : absl::InternalError("cuGraphLaunch failed");
                     }});
+  // The rebind-without-patches candidates (see Floors).
+  using BatchMemOpFn =
+      CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int);
+  void* batch_fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  const bool have_batch =
+      cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", &batch_fn, 12000, cudaEnableDefault,
+                                       &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess && batch_fn != nullptr;
+  const auto batch_mem_op = reinterpret_cast<BatchMemOpFn>(batch_fn);
+  constexpr int kWrites = 40;
+  ENCORE_ASSIGN_OR_RETURN(DeviceBuffer words, DeviceBuffer::Create(kWrites * sizeof(uint64_t)));
+  ENCORE_ASSIGN_OR_RETURN(DeviceBuffer block, DeviceBuffer::Create(2048));
+  void* pinned_raw = nullptr;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaMallocHost(&pinned_raw, 2048), "pinned staging block");
+  const std::unique_ptr<void, void (*)(void*)> pinned(pinned_raw,
+                                                      [](void* q) { (void)cudaFreeHost(q); });
+  std::vector<CUstreamBatchMemOpParams> writes(kWrites);
+  uint64_t serial = 0;
+  auto write_pointers = [&]() -> absl::Status {
+    if (!have_batch) return absl::UnavailableError("cuStreamBatchMemOp not provided");
+    ++serial;
+    for (int i = 0; i < kWrites; ++i) {
+      CUstreamBatchMemOpParams& w = writes[static_cast<size_t>(i)];
+      w = CUstreamBatchMemOpParams{};
+      w.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+      w.writeValue.address = reinterpret_cast<CUdeviceptr>(words.as<uint64_t>() + i);
+      w.writeValue.value64 = serial * 64 + static_cast<uint64_t>(i);
+    }
+    const CUresult r = batch_mem_op(s, kWrites, writes.data(), 0);
+    return r == CUDA_SUCCESS
+               ? absl::OkStatus()
+               : absl::InternalError(absl::StrCat("cuStreamBatchMemOp: ", static_cast<int>(r)));
+  };
+  if (write_pointers().ok()) {
+    floors.push_back({&ctx->floors.mem_op_write_40, write_pointers});
+    floors.push_back({&ctx->floors.mem_op_write_40_and_launch, [&] {
+                        ENCORE_RETURN_IF_ERROR(write_pointers());
+                        return ToStatus(cudaGraphLaunch(execs[0].get(), s), "graph launch");
+                      }});
+  } else {
+    (void)cudaGetLastError();
+    ctx->floors.mem_op_write_40 = ctx->floors.mem_op_write_40_and_launch = -1;
+  }
+  floors.push_back({&ctx->floors.copy_2k_and_launch, [&] {
+                      ENCORE_RETURN_IF_CUDA_ERROR(cudaMemcpyAsync(block.get(), pinned.get(), 2048,
+                                                                  cudaMemcpyHostToDevice, s),
+                                                  "2 KB binding block copy");
+                      return ToStatus(cudaGraphLaunch(execs[0].get(), s), "graph launch");
+                    }});
   floors.push_back({&ctx->floors.stream_is_capturing_driver, [&] {
                       CUstreamCaptureStatus status;
                       return driver.stream_is_capturing(s, &status) == CUDA_SUCCESS
@@ -362,20 +421,22 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
                "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
                "patch + launch %.2f (2 execs in turn %.2f, 4 execs %.2f) | "
                "cudaStreamIsCapturing %.2f | through the driver: graph, 1 node %.2f, "
-               "cuStreamIsCapturing %.2f\n",
+               "cuStreamIsCapturing %.2f | rebind candidates: 40 writes by cuStreamBatchMemOp "
+               "%.2f, + graph launch %.2f, 2 KB pinned copy + graph launch %.2f\n",
                ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
                ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
                ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
-               ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver);
+               ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver,
+               ctx.floors.mem_op_write_40, ctx.floors.mem_op_write_40_and_launch,
+               ctx.floors.copy_2k_and_launch);
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
                "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
                "(GPU MODE gm)", "us/call", "us/call", "(adjacent)");
   for (const ModeSummary& m : modes) {
     std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f %12.2f\n", m.mode.c_str(),
-                 m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us,
-                 m.graph_floor_us);
+                 m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us);
   }
 }
 
@@ -392,13 +453,16 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "%.3f, \"patch_gemm_node\": %.3f, \"patch_and_launch_gemm_node\": %.3f, "
       "\"patch_and_launch_ring2\": %.3f, \"patch_and_launch_ring4\": %.3f, "
       "\"stream_is_capturing\": %.3f, \"graph_launch_1_driver\": %.3f, "
-      "\"stream_is_capturing_driver\": %.3f},\n  \"modes\": [\n",
+      "\"stream_is_capturing_driver\": %.3f, \"mem_op_write_40\": %.3f, "
+      "\"mem_op_write_40_and_launch\": %.3f, \"copy_2k_and_launch\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
       ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
       ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
       ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
-      ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver);
+      ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver,
+      ctx.floors.mem_op_write_40, ctx.floors.mem_op_write_40_and_launch,
+      ctx.floors.copy_2k_and_launch);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;
@@ -414,8 +478,8 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
         "\"e2e_geomean_us\": %.3f, \"tiny_host_us_per_call\": %.3f, \"tiny_e2e_us_per_call\": "
         "%.3f, \"graph_floor_us\": %.3f, \"tiny_graph_floor_us\": %.3f,\n     \"workloads\": "
         "[%s]}",
-        m.mode, m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us,
-        m.graph_floor_us, m.tiny_graph_floor_us, absl::StrJoin(per, ", ")));
+        m.mode, m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us,
+        m.tiny_graph_floor_us, absl::StrJoin(per, ", ")));
   }
   j += absl::StrJoin(rows, ",\n") + "\n  ]\n}\n";
   std::ofstream f(path);
