@@ -75,8 +75,8 @@ inline uint64_t FingerprintMix(uint64_t h, uint64_t w) {
 }
 size_t FingerprintOne(size_t h, const int32_t* device_m, const void* stream,
                       const GroupBinding& g) {
-  uint64_t x = FingerprintMix(h, reinterpret_cast<uintptr_t>(device_m) ^
-                                     (reinterpret_cast<uintptr_t>(stream) << 3));
+  uint64_t x = FingerprintMix(
+      h, reinterpret_cast<uintptr_t>(device_m) ^ (reinterpret_cast<uintptr_t>(stream) << 3));
   x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.a) ^ (reinterpret_cast<uintptr_t>(g.b) << 1));
   x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.sfa) ^
                             (reinterpret_cast<uintptr_t>(g.sfb) << 1) ^
@@ -112,6 +112,16 @@ size_t CallMemoKey(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind
   return static_cast<size_t>(FingerprintMix(x, u(l.a) ^ (u(l.c) << 1)));
 }
 
+// The hit memo's key for a batch: the calls' keys chained (a batch of one has its call's key, so
+// Run and a one-call RunBatch share memo entries as they share cache entries).
+size_t CallsMemoKey(absl::Span<const GemmCall> calls, const void* stream) {
+  size_t x = CallMemoKey(calls[0].args, calls[0].kind, stream);
+  for (size_t i = 1; i < calls.size(); ++i) {
+    x = static_cast<size_t>(FingerprintMix(x, CallMemoKey(calls[i].args, calls[i].kind, stream)));
+  }
+  return x;
+}
+
 // (structure, bindings) → one hash, for the variant recurrence counter and the ghost table.
 size_t VariantHash(size_t structure_hash, size_t bindings_hash) {
   return absl::HashOf(structure_hash, bindings_hash);
@@ -140,8 +150,7 @@ struct GraphExecutor::Variant : internal::LruNode {
 
   bool Matches(size_t i, const Binding& b) const {
     const Node& n = nodes[i];
-    return n.device_m == b.device_m() && n.stream == b.stream() &&
-           n.num_groups == b.num_groups() &&
+    return n.device_m == b.device_m() && n.stream == b.stream() && n.num_groups == b.num_groups() &&
            std::memcmp(&groups[n.first_group], b.groups().data(),
                        sizeof(GroupBinding) * static_cast<size_t>(n.num_groups)) == 0;
   }
@@ -158,13 +167,12 @@ struct GraphExecutor::Variant : internal::LruNode {
     std::memcpy(&groups[n.first_group], b.groups().data(),
                 sizeof(GroupBinding) * static_cast<size_t>(n.num_groups));
   }
-  // Whether this is a one-call variant whose structure and bindings are exactly `args` run with
-  // `kind` on `stream`: what BuildSignature + map lookup + Find would conclude, read from the
-  // arguments directly. n and k compare with the entry's key words; each group's pointers and
-  // exact M with the stored binding (a dynamic-M capacity equal to the stored one has the stored
-  // key's bucket).
-  bool HoldsCall(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
-                 const void* stream) const;
+  // Whether this variant's structure and bindings are exactly `calls` run on `stream`: what
+  // BuildSignature + map lookup + Find would conclude, read from the arguments directly. Group
+  // counts, kinds, n and k compare with the entry's key words; each group's pointers and exact M
+  // with the stored bindings (a dynamic-M capacity equal to the stored one has the stored key's
+  // bucket).
+  bool HoldsCalls(absl::Span<const GemmCall> calls, const void* stream) const;
   // BindingsHash / BindingsFingerprint of the stored bindings.
   size_t HashStored() const {
     size_t h = 0;
@@ -203,29 +211,31 @@ struct GraphExecutor::Entry {
   }
 };
 
-bool GraphExecutor::Variant::HoldsCall(const gemm::GroupedGemmArguments& args,
-                                       gemm::KernelKind kind, const void* stream) const {
-  if (nodes.size() != 1) return false;
-  const Node& n = nodes[0];
-  const size_t ng = args.groups.size();
-  if (static_cast<size_t>(n.num_groups) != ng || n.device_m != args.device_m ||
-      n.stream != stream) {
-    return false;
-  }
-  // One call of ng groups: key = [ng, kind | dynamic << 8, (m_key, n, k) per group].
+bool GraphExecutor::Variant::HoldsCalls(absl::Span<const GemmCall> calls,
+                                        const void* stream) const {
+  if (nodes.size() != calls.size()) return false;
+  // Per call: [num_groups, kind | dynamic << 8, (m_key, n, k) per group], calls one after another.
   const uint32_t* w = entry->key.data();
-  const uint32_t kind_word =
-      uint32_t{static_cast<uint8_t>(kind)} | (args.device_m != nullptr ? 1u << 8 : 0u);
-  if (w[1] != kind_word) return false;
-  w += StructuralKey::kHeaderWords;
-  const GroupBinding* b = &groups[n.first_group];
-  for (const gemm::GroupProblem& p : args.groups) {
-    if (b->a != p.a || b->b != p.b || b->sfa != p.sfa || b->sfb != p.sfb || b->c != p.c ||
-        b->m != p.m || w[1] != static_cast<uint32_t>(p.n) || w[2] != static_cast<uint32_t>(p.k)) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Node& n = nodes[i];
+    const gemm::GroupedGemmArguments& args = calls[i].args;
+    const size_t ng = args.groups.size();
+    const uint32_t kind_word =
+        uint32_t{static_cast<uint8_t>(calls[i].kind)} | (args.device_m != nullptr ? 1u << 8 : 0u);
+    if (static_cast<size_t>(n.num_groups) != ng || n.device_m != args.device_m ||
+        n.stream != stream || w[0] != ng || w[1] != kind_word) {
       return false;
     }
-    ++b;
-    w += StructuralKey::kWordsPerGroup;
+    w += StructuralKey::kHeaderWords;
+    const GroupBinding* b = &groups[n.first_group];
+    for (const gemm::GroupProblem& p : args.groups) {
+      if (b->a != p.a || b->b != p.b || b->sfa != p.sfa || b->sfb != p.sfb || b->c != p.c ||
+          b->m != p.m || w[1] != static_cast<uint32_t>(p.n) || w[2] != static_cast<uint32_t>(p.k)) {
+        return false;
+      }
+      ++b;
+      w += StructuralKey::kWordsPerGroup;
+    }
   }
   return true;
 }
@@ -321,16 +331,11 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   const bool memo = !args.groups.empty();
   const size_t memo_key = memo ? CallMemoKey(args, kind, stream) : 0;
   if (memo) {
-    bool found = false;
     Outcome out;
+    bool found = false;
     {
       encore::MutexLock lock(&mu_);
-      if (Variant* v = MemoFindLocked(memo_key, args, kind, stream)) {
-        found = true;
-        guard_.Record(/*miss=*/false);
-        out = LaunchHitLocked(v, stream);
-        if (out.launched) AddLocked(counters_.fast_hits, 1);
-      }
+      found = MemoLaunchLocked(memo_key, calls, stream, &out);
     }
     if (found) {
       if (out.launched) return absl::OkStatus();
@@ -354,20 +359,20 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
   return RunDirect(calls, stream, out.reason);
 }
 
-GraphExecutor::Variant* GraphExecutor::MemoFindLocked(size_t key,
-                                                      const gemm::GroupedGemmArguments& args,
-                                                      gemm::KernelKind kind,
-                                                      cudaStream_t stream) const {
+bool GraphExecutor::MemoLaunchLocked(size_t key, absl::Span<const GemmCall> calls,
+                                     cudaStream_t stream, Outcome* out) {
   for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
-    if (w.variant != nullptr && w.key == key && w.variant->HoldsCall(args, kind, stream)) {
-      return w.variant;
-    }
+    if (w.variant == nullptr || w.key != key || !w.variant->HoldsCalls(calls, stream)) continue;
+    guard_.Record(/*miss=*/false);
+    *out = LaunchHitLocked(w.variant, stream);
+    if (out->launched) AddLocked(counters_.fast_hits, calls.size());
+    return true;
   }
-  return nullptr;
+  return false;
 }
 
 void GraphExecutor::MemoRememberLocked(Variant* v, size_t key) {
-  if (v == nullptr || v->nodes.size() != 1) return;
+  if (v == nullptr) return;
   MemoForgetLocked(v);
   const size_t set = key & (kMemoSets - 1);
   MemoWay* ways = memo_[set];
@@ -400,32 +405,46 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
   if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
   if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
+  bool memo = true;
+  for (const GemmCall& c : calls) memo = memo && !c.args.groups.empty();
+  const size_t memo_key = memo ? CallsMemoKey(calls, stream) : 0;
   Outcome out;
   {
     encore::MutexLock lock(&mu_);
-    while (batch_sigs_.size() < calls.size()) {
-      batch_sigs_.push_back(std::make_unique<CallSignature>());
+    if (memo && MemoLaunchLocked(memo_key, calls, stream, &out)) {
+      if (out.launched) return absl::OkStatus();
+    } else {
+      ENCORE_RETURN_IF_ERROR(RunBatchLocked(calls, stream, batch_options, &out));
+      if (out.launched && memo) MemoRememberLocked(out.variant, memo_key);
     }
-    batch_sig_ptrs_.clear();
-    batch_words_.clear();
-    for (size_t i = 0; i < calls.size(); ++i) {
-      CallSignature* sig = batch_sigs_[i].get();
-      if (absl::Status s =
-              BuildSignature(calls[i].args, calls[i].kind, options_.m_bucket, sig, stream);
-          !s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("batch call ", i, ": ", s.message()));
-      }
-      batch_sig_ptrs_.push_back(sig);
-      const absl::Span<const uint32_t> w = sig->key.words();
-      batch_words_.insert(batch_words_.end(), w.begin(), w.end());
-    }
-    const absl::Span<const uint32_t> words = absl::MakeConstSpan(batch_words_);
-    const size_t hash = internal::WordsHash()(words);
-    out = RunLocked(calls, batch_sig_ptrs_.data(), words, hash, stream,
-                    batch_options.capture_immediately);
   }
   if (out.launched) return absl::OkStatus();
   return RunDirect(calls, stream, out.reason);
+}
+
+absl::Status GraphExecutor::RunBatchLocked(absl::Span<const GemmCall> calls, cudaStream_t stream,
+                                           BatchRunOptions batch_options, Outcome* out) {
+  while (batch_sigs_.size() < calls.size()) {
+    batch_sigs_.push_back(std::make_unique<CallSignature>());
+  }
+  batch_sig_ptrs_.clear();
+  batch_words_.clear();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    CallSignature* sig = batch_sigs_[i].get();
+    if (absl::Status s =
+            BuildSignature(calls[i].args, calls[i].kind, options_.m_bucket, sig, stream);
+        !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("batch call ", i, ": ", s.message()));
+    }
+    batch_sig_ptrs_.push_back(sig);
+    const absl::Span<const uint32_t> w = sig->key.words();
+    batch_words_.insert(batch_words_.end(), w.begin(), w.end());
+  }
+  const absl::Span<const uint32_t> words = absl::MakeConstSpan(batch_words_);
+  const size_t hash = internal::WordsHash()(words);
+  *out = RunLocked(calls, batch_sig_ptrs_.data(), words, hash, stream,
+                   batch_options.capture_immediately);
+  return absl::OkStatus();
 }
 
 GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls,

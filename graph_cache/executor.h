@@ -61,16 +61,17 @@
 // sync: the signature is built on the stack, looked up by hash and compared exactly, its
 // variant found by fingerprint and exact compare, and the exec launched.
 //
-// Hit memo (Run only): a kMemoWays-way set-associative table of (memo key, variant) pairs, the
-// memo key being a few multiply-xor rounds over the call's raw arguments (group count, kind,
-// stream, device_m, the first and the last group's pointers and M). A call probes its set; a way
-// with its memo key has its variant's key and stored bindings compared with the arguments field
-// by field, and only an identical one is launched without building a signature (a "fast hit",
-// counted in hits and fast_hits). Any other outcome takes the path above, which then memoizes
-// the variant it launched for a single call at the front of its set (the set's last way drops
-// out). A variant sits in at most one set; removing it clears its way, so the memo never holds
-// a dangling pointer, and a patched variant fails the compare for its old bindings. The memo
-// only skips work: what it launches is always what the full lookup would launch.
+// Hit memo (Run and RunBatch): a kMemoWays-way set-associative table of (memo key, variant)
+// pairs, the memo key being a few multiply-xor rounds over the calls' raw arguments (per call:
+// group count, kind, device_m, the first and the last group's pointers and M; and the stream). A
+// call or batch probes its set; a way with its memo key has its variant's key and stored
+// bindings compared with the arguments field by field, and only an identical one is launched
+// without building any signature (a "fast hit": counted in hits, and per call in fast_hits). Any
+// other outcome takes the path above, which then memoizes the variant it launched at the front
+// of its set (the set's last way drops out). A variant sits in at most one set; removing it clears
+// its way, so the memo never holds a dangling pointer, and a patched variant fails the compare for
+// its old bindings. The memo only skips work: what it launches is always what the full lookup would
+// launch.
 //
 // Device: an executor works on the device that is current when it is created (its capture
 // stream lives there); make its calls with that device current. Use one executor per device.
@@ -155,7 +156,7 @@ struct ExecutorCounters {
   uint64_t live_execs = 0;  // execs (variants, over all structures) held now
   uint64_t live_bytes = 0;  // their estimated device bytes
   uint64_t thrash_engagements = 0;
-  uint64_t fast_hits = 0;  // hits of Run served by the hit memo (no signature built)
+  uint64_t fast_hits = 0;  // calls served by the hit memo (no signature built)
   FallbackReason last_fallback = FallbackReason::kNone;
 };
 
@@ -259,11 +260,17 @@ class GraphExecutor {
   bool WouldEvictOwnLocked(const Entry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Launches a variant whose bindings match the call (a hit).
   Outcome LaunchHitLocked(Variant* v, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The variant memoized under `key` when it holds exactly this single call (structure, kind,
-  // stream and every group's bindings), else null.
-  Variant* MemoFindLocked(size_t key, const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
-                          cudaStream_t stream) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Memoizes single-call variant `v` under `key` (moving it out of its previous set).
+  // A fast hit: when a variant memoized under `key` holds exactly `calls` on `stream` (every
+  // call's structure, kind and group bindings), launches it like a hit into *out and returns
+  // true; false when none does (nothing launched).
+  bool MemoLaunchLocked(size_t key, absl::Span<const GemmCall> calls, cudaStream_t stream,
+                        Outcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // RunBatch's full path: the calls' signatures (InvalidArgument naming a malformed call), then
+  // RunLocked into *out.
+  absl::Status RunBatchLocked(absl::Span<const GemmCall> calls, cudaStream_t stream,
+                              BatchRunOptions batch_options, Outcome* out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Memoizes variant `v` under `key` (moving it out of its previous set).
   void MemoRememberLocked(Variant* v, size_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes `v` out of the memo.
   void MemoForgetLocked(Variant* v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

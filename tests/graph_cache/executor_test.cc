@@ -896,6 +896,67 @@ TEST_F(ExecutorTest, HitMemoNeverServesAForeignVariant) {
   EXPECT_EQ(exec_->counters().fast_hits, c.fast_hits);
 }
 
+// Recurring batches and a recorder's period launches are served from the hit memo too; a batch
+// with one call's bindings changed is not (it is patched), and after the patch the memo serves
+// the new bindings.
+TEST_F(ExecutorTest, HitMemoServesRecurringBatchesAndSequences) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;  // a changed binding patches the one exec
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
+  HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
+  auto batch = [&](HostProblem& mid) {
+    a.ClearC();
+    mid.ClearC();
+    c.ClearC();
+    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
+                              {mid.args(), KernelKind::kSimple},
+                              {c.args(), KernelKind::kSimple}};
+    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    EXPECT_TRUE(a.Check(0));
+    EXPECT_TRUE(mid.Check(0));
+    EXPECT_TRUE(c.Check(0));
+  };
+  batch(b);  // direct
+  batch(b);  // captured
+  ASSERT_EQ(exec_->counters().captures, 1u);
+  ASSERT_EQ(exec_->counters().fast_hits, 0u);
+  for (int i = 0; i < 3; ++i) batch(b);
+  EXPECT_EQ(exec_->counters().fast_hits, 9u) << "three batches of three calls";
+  batch(b2);  // the middle call's bindings changed: a patch, not a fast hit
+  ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.patches, 1u);
+  EXPECT_EQ(k.fast_hits, 9u);
+  batch(b2);
+  batch(b);  // patched back: the memo holds the exec under b2's key only
+  k = exec_->counters();
+  EXPECT_EQ(k.fast_hits, 12u);
+  EXPECT_EQ(k.patches, 2u);
+  EXPECT_EQ(k.captures, 1u);
+
+  auto rec = SequenceRecorder::Create(exec_.get(), FakeStream(2));
+  ASSERT_TRUE(rec.ok());
+  auto step = [&] {
+    a.ClearC();
+    b.ClearC();
+    c.ClearC();
+    ENCORE_ASSERT_OK((*rec)->Run(a.args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK((*rec)->Run(b.args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK((*rec)->Run(c.args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK((*rec)->EndStep());
+    EXPECT_TRUE(a.Check(0));
+    EXPECT_TRUE(b.Check(0));
+    EXPECT_TRUE(c.Check(0));
+  };
+  for (int i = 0; i < 6; ++i) step();
+  ASSERT_EQ((*rec)->counters().period, 3);
+  const uint64_t before = exec_->counters().fast_hits;
+  const uint64_t launches = (*rec)->counters().period_launches;
+  for (int i = 0; i < 4; ++i) step();
+  EXPECT_EQ((*rec)->counters().period_launches - launches, 4u);
+  EXPECT_EQ(exec_->counters().fast_hits - before, 12u) << "every period launch from the memo";
+}
+
 TEST_F(ExecutorTest, SteadyStateHitDoesNotAllocate) {
   Make();
   HostProblem p(kShape, 1), q(kShape, 2);
