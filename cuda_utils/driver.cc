@@ -34,6 +34,8 @@ absl::StatusOr<DriverApi> DriverApi::Load() {
   api.graph_launch = reinterpret_cast<GraphLaunchFn>(fn);
   ENCORE_RETURN_IF_ERROR(Resolve("cuStreamIsCapturing", &fn));
   api.stream_is_capturing = reinterpret_cast<StreamIsCapturingFn>(fn);
+  ENCORE_RETURN_IF_ERROR(Resolve("cuCtxGetCurrent", &fn));
+  api.ctx_get_current = reinterpret_cast<CtxGetCurrentFn>(fn);
   return api;
 }
 

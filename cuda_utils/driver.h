@@ -25,15 +25,19 @@ struct DriverApi {
 
   using GraphLaunchFn = CUresult (*)(CUgraphExec, CUstream);
   using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
+  using CtxGetCurrentFn = CUresult (*)(CUcontext*);
 
   TensorMapEncodeTiledFn tensor_map_encode_tiled = nullptr;
   // The graph cache's per-call pair, called without the runtime's wrapper (cudaGraphLaunch and
   // cudaStreamIsCapturing add their own bookkeeping to every call). A cudaGraphExec_t is a
   // CUgraphExec and a cudaStream_t a CUstream. NOTES: a driver call needs a current context on
-  // the calling thread, which only the runtime sets up; a caller retries a failed driver call
-  // through the runtime (graph_cache/backend.cc).
+  // the calling thread, which only the runtime sets up: a caller checks ctx_get_current first
+  // and takes the runtime's call on a thread without one (a driver call failing there would be
+  // reported as an API error by compute-sanitizer), and retries a failed driver call through the
+  // runtime (graph_cache/backend.cc).
   GraphLaunchFn graph_launch = nullptr;
   StreamIsCapturingFn stream_is_capturing = nullptr;
+  CtxGetCurrentFn ctx_get_current = nullptr;
 
   // Resolves every entry point (CUDA 12.0 ABI versions). FailedPrecondition naming the symbol if
   // the driver lacks one, or "no CUDA device" when there is no driver at all.

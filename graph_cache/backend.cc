@@ -137,9 +137,14 @@ class CudaGraphBackend final : public GraphBackend {
   CudaGraphBackend(Stream stream, int device, DriverApi driver)
       : stream_(std::move(stream)), device_(device), driver_(driver) {}
 
-  // As Launch: the driver first, the runtime when that fails.
+  // The driver's entry point when this thread has a current context (else the runtime's call,
+  // which makes the device's primary context current: the executor asks this before any launch
+  // on a thread, so the launches after it find a context), and the runtime when the driver's call
+  // fails.
   absl::StatusOr<bool> IsCapturing(cudaStream_t stream) override {
-    if (driver_.stream_is_capturing != nullptr) {
+    CUcontext ctx = nullptr;
+    if (driver_.stream_is_capturing != nullptr && driver_.ctx_get_current(&ctx) == CUDA_SUCCESS &&
+        ctx != nullptr) {
       CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
       if (driver_.stream_is_capturing(stream, &status) == CUDA_SUCCESS) {
         return status != CU_STREAM_CAPTURE_STATUS_NONE;

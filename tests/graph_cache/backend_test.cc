@@ -122,8 +122,10 @@ TEST_F(CudaBackendTest, IsCapturingReportsTheCallersCapture) {
 }
 
 // The backend reaches cuGraphLaunch and cuStreamIsCapturing through the driver's entry points,
-// which need a current context: on a thread that never made a CUDA call they fall back to the
-// runtime, which sets it up. Both calls below are that thread's first.
+// which need a current context: on a thread that never made a CUDA call the capture query takes
+// the runtime's call, which sets it up (run 161: without that check compute-sanitizer reported
+// the driver's CUDA_ERROR_INVALID_CONTEXT), and the launch falls back to the runtime if it must.
+// Both calls below are that thread's first.
 TEST_F(CudaBackendTest, LaunchAndCaptureQueryWorkAsAThreadsFirstCudaCalls) {
   ENCORE_SKIP_WITHOUT_GPU();
   FakeGemm gemm(FakeGemm::Device::kGpu);
