@@ -58,8 +58,9 @@
 // into that capture: never a nested capture, never a sync (kCallerCapturing).
 //
 // Steady state (a hit: a variant holds the call's bindings) does no heap allocation and no host
-// sync: the signature is built on the stack, looked up by hash and compared exactly, its
-// variant found by fingerprint and exact compare, and the exec launched.
+// sync: the hit memo below finds the variant and compares it with the arguments; otherwise the
+// signature is built on the stack, looked up by hash and compared exactly, its variant found by
+// fingerprint and exact compare. Then the exec is launched.
 //
 // Hit memo (Run and RunBatch): a kMemoWays-way set-associative table of (memo key, variant)
 // pairs, the memo key being a few multiply-xor rounds over the calls' raw arguments (per call:
