@@ -14,12 +14,15 @@ for s in "$@"; do
   targets+=("//benchmarks:sm90_nvfp4_grouped_gemm$s" "//tests/gemm:sm90_nvfp4_grouped_gemm${s}_test")
 done
 tools/bazel build -c opt "${targets[@]}"
+# The -c opt outputs by their own path: bazel-bin follows the last build of any configuration
+# (run 162 copied a stale fastbuild binary through it).
+opt_bin=$(tools/bazel info -c opt bazel-bin 2>/dev/null)
 rm -rf "$dir" && mkdir -p "$dir/tests"
-cp bazel-bin/benchmarks/sm90_nvfp4_grouped_gemm "$dir/b_default"
-cp bazel-bin/tests/gemm/sm90_nvfp4_grouped_gemm_test "$dir/tests/"
+cp "$opt_bin"/benchmarks/sm90_nvfp4_grouped_gemm "$dir/b_default"
+cp "$opt_bin"/tests/gemm/sm90_nvfp4_grouped_gemm_test "$dir/tests/"
 for s in "$@"; do
-  cp "bazel-bin/benchmarks/sm90_nvfp4_grouped_gemm$s" "$dir/b_${s#_}"
-  cp "bazel-bin/tests/gemm/sm90_nvfp4_grouped_gemm${s}_test" "$dir/tests/"
+  cp "$opt_bin/benchmarks/sm90_nvfp4_grouped_gemm$s" "$dir/b_${s#_}"
+  cp "$opt_bin/tests/gemm/sm90_nvfp4_grouped_gemm${s}_test" "$dir/tests/"
 done
 cp /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian "$dir/"
 chmod -R u+w "$dir" && strip "$dir"/b_* "$dir"/tests/*

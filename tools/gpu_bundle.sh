@@ -17,15 +17,18 @@ tests=$(tools/bazel query 'kind(cc_test, //tests/...) except attr(tags, manual, 
 benches=$(tools/bazel query 'kind(cc_binary, //benchmarks/...) except attr(tags, manual, //benchmarks/...)' 2>/dev/null || true)
 # shellcheck disable=SC2086
 tools/bazel build -c opt $tests $benches
+# The -c opt outputs by their own path: bazel-bin follows the last build of any configuration
+# (run 162 copied a stale fastbuild binary through it).
+opt_bin=$(tools/bazel info -c opt bazel-bin 2>/dev/null)
 
 rm -rf "$dir"
 mkdir -p "$dir/tests" "$dir/bin"
 for t in $tests; do
-  path="bazel-bin/$(echo "${t#//}" | tr ':' '/')"
+  path="$opt_bin/$(echo "${t#//}" | tr ':' '/')"
   cp "$path" "$dir/tests/$(basename "$path")"
 done
 for b in $benches; do
-  path="bazel-bin/$(echo "${b#//}" | tr ':' '/')"
+  path="$opt_bin/$(echo "${b#//}" | tr ':' '/')"
   cp "$path" "$dir/bin/$(basename "$path")"
 done
 cp benchmarks/*.py "$dir/bin/" 2>/dev/null || true
