@@ -61,6 +61,20 @@ class ExecutorTest : public ::testing::Test {
     EXPECT_TRUE(p.Check(kind == KernelKind::kPersistent ? 1 : 0));
   }
 
+  // Runs a, mid and c (kSimple, stream 1, outputs cleared first) as one batch and checks them.
+  void RunBatchAndCheck(HostProblem& a, HostProblem& mid, HostProblem& c) {
+    a.ClearC();
+    mid.ClearC();
+    c.ClearC();
+    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
+                              {mid.args(), KernelKind::kSimple},
+                              {c.args(), KernelKind::kSimple}};
+    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    EXPECT_TRUE(a.Check(0));
+    EXPECT_TRUE(mid.Check(0));
+    EXPECT_TRUE(c.Check(0));
+  }
+
   // Runs `rounds` rounds over `ps` in order, checking every output and the bound on live execs.
   void Rotate(std::vector<std::unique_ptr<HostProblem>>& ps, int rounds, uint64_t max_live) {
     for (int round = 0; round < rounds; ++round) {
@@ -697,18 +711,7 @@ TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {
   Make();
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
   HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
-  auto batch = [&](HostProblem& mid) {
-    a.ClearC();
-    mid.ClearC();
-    c.ClearC();
-    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
-                              {mid.args(), KernelKind::kSimple},
-                              {c.args(), KernelKind::kSimple}};
-    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
-    EXPECT_TRUE(a.Check(0));
-    EXPECT_TRUE(mid.Check(0));
-    EXPECT_TRUE(c.Check(0));
-  };
+  auto batch = [&](HostProblem& mid) { RunBatchAndCheck(a, mid, c); };
   batch(b);  // direct (first sighting)
   EXPECT_EQ(exec_->counters().direct_launches, 3u);
   batch(b);  // captured as one 3-node graph
@@ -905,18 +908,7 @@ TEST_F(ExecutorTest, HitMemoServesRecurringBatchesAndSequences) {
   Make(o);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
   HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
-  auto batch = [&](HostProblem& mid) {
-    a.ClearC();
-    mid.ClearC();
-    c.ClearC();
-    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
-                              {mid.args(), KernelKind::kSimple},
-                              {c.args(), KernelKind::kSimple}};
-    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
-    EXPECT_TRUE(a.Check(0));
-    EXPECT_TRUE(mid.Check(0));
-    EXPECT_TRUE(c.Check(0));
-  };
+  auto batch = [&](HostProblem& mid) { RunBatchAndCheck(a, mid, c); };
   batch(b);  // direct
   batch(b);  // captured
   ASSERT_EQ(exec_->counters().captures, 1u);
