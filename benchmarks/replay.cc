@@ -300,13 +300,9 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   // The rebind-without-patches candidates (see Floors).
   using BatchMemOpFn =
       CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams*, unsigned int);
-  void* batch_fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  const bool have_batch =
-      cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", &batch_fn, 12000, cudaEnableDefault,
-                                       &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess && batch_fn != nullptr;
-  const auto batch_mem_op = reinterpret_cast<BatchMemOpFn>(batch_fn);
+  const absl::StatusOr<void*> batch_fn = DriverSymbol("cuStreamBatchMemOp");
+  const bool have_batch = batch_fn.ok();
+  const auto batch_mem_op = reinterpret_cast<BatchMemOpFn>(have_batch ? *batch_fn : nullptr);
   constexpr int kWrites = 40;
   ENCORE_ASSIGN_OR_RETURN(DeviceBuffer words, DeviceBuffer::Create(kWrites * sizeof(uint64_t)));
   ENCORE_ASSIGN_OR_RETURN(DeviceBuffer block, DeviceBuffer::Create(2048));

@@ -44,6 +44,10 @@ struct DriverApi {
   [[nodiscard]] static absl::StatusOr<DriverApi> Load();
 };
 
+// One driver function by name (CUDA 12.0 ABI version), for entry points outside the table:
+// FailedPrecondition naming the symbol when the driver lacks it.
+[[nodiscard]] absl::StatusOr<void*> DriverSymbol(const char* symbol);
+
 }  // namespace encore
 
 #endif  // ENCORE_CUDA_UTILS_DRIVER_H_
