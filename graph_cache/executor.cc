@@ -73,8 +73,10 @@ inline uint64_t FingerprintMix(uint64_t h, uint64_t w) {
   h = (h ^ w) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
-size_t FingerprintOne(size_t h, const int32_t* device_m, const void* stream,
-                      const GroupBinding& g) {
+// `Group`: a GroupBinding (stored) or a gemm::GroupProblem (a call's raw arguments): both have
+// the pointers a, b, sfa, sfb, c and m.
+template <typename Group>
+size_t FingerprintOne(size_t h, const int32_t* device_m, const void* stream, const Group& g) {
   uint64_t x = FingerprintMix(
       h, reinterpret_cast<uintptr_t>(device_m) ^ (reinterpret_cast<uintptr_t>(stream) << 3));
   x = FingerprintMix(x, reinterpret_cast<uintptr_t>(g.a) ^ (reinterpret_cast<uintptr_t>(g.b) << 1));
@@ -92,24 +94,18 @@ size_t BindingsFingerprint(const CallSignature* const* sigs, size_t n) {
   return h;
 }
 
-// The hit memo's index for one call (the header's "Hit memo"): its group count and kind, stream,
-// device_m, its first group's pointers, its first and last groups' M and its last group's A and
-// C. The compare that follows settles collisions. Every call has at least one group (checked by
-// the caller).
+// The hit memo's index for one call (the header's "Hit memo"): its group count and kind, then its
+// first group's fingerprint (with stream and device_m) and its last group's M, A and C. The
+// compare that follows settles collisions. Every call has at least one group (checked by the
+// caller).
 size_t CallMemoKey(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind,
                    const void* stream) {
-  const auto u = [](const void* p) {
-    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
-  };
-  const gemm::GroupProblem& f = args.groups.front();
   const gemm::GroupProblem& l = args.groups.back();
-  uint64_t x = FingerprintMix(args.groups.size() | uint64_t{static_cast<uint8_t>(kind)} << 32,
-                              u(args.device_m) ^ (u(stream) << 3));
-  x = FingerprintMix(x, u(f.a) ^ (u(f.b) << 1));
-  x = FingerprintMix(x, u(f.sfa) ^ (u(f.sfb) << 1) ^ (u(f.c) << 2));
-  x = FingerprintMix(
-      x, uint64_t{static_cast<uint32_t>(f.m)} | uint64_t{static_cast<uint32_t>(l.m)} << 32);
-  return static_cast<size_t>(FingerprintMix(x, u(l.a) ^ (u(l.c) << 1)));
+  const size_t x = FingerprintOne(args.groups.size() | uint64_t{static_cast<uint8_t>(kind)} << 32,
+                                  args.device_m, stream, args.groups.front());
+  return static_cast<size_t>(
+      FingerprintMix(x, reinterpret_cast<uintptr_t>(l.a) ^ (reinterpret_cast<uintptr_t>(l.c) << 1) ^
+                            (static_cast<uint64_t>(static_cast<uint32_t>(l.m)) << 40)));
 }
 
 // The hit memo's key for a batch: the calls' keys chained (a batch of one has its call's key, so
