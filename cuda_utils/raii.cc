@@ -1,5 +1,6 @@
 #include "cuda_utils/raii.h"
 
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -59,6 +60,32 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::Create(size_t bytes) {
   ENCORE_RETURN_IF_CUDA_ERROR(cudaMalloc(&b.ptr_, bytes),
                               absl::StrCat("cudaMalloc(", bytes, " bytes)"));
   b.size_ = bytes;
+  return b;
+}
+
+PinnedHostBuffer& PinnedHostBuffer::operator=(PinnedHostBuffer&& o) noexcept {
+  if (this != &o) {
+    if (host_ != nullptr) (void)cudaFreeHost(host_);
+    host_ = std::exchange(o.host_, nullptr);
+    device_ = std::exchange(o.device_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+PinnedHostBuffer::~PinnedHostBuffer() {
+  if (host_ != nullptr) (void)cudaFreeHost(host_);
+}
+
+absl::StatusOr<PinnedHostBuffer> PinnedHostBuffer::Create(size_t bytes) {
+  PinnedHostBuffer b;
+  if (bytes == 0) return b;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaHostAlloc(&b.host_, bytes, cudaHostAllocMapped),
+                              absl::StrCat("cudaHostAlloc(", bytes, " bytes, mapped)"));
+  b.size_ = bytes;
+  std::memset(b.host_, 0, bytes);
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaHostGetDevicePointer(&b.device_, b.host_, 0),
+                              "cudaHostGetDevicePointer");
   return b;
 }
 

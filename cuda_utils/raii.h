@@ -119,6 +119,34 @@ class DeviceBuffer {
   size_t size_ = 0;
 };
 
+// Page-locked host memory mapped into the device's address space (cudaHostAlloc with
+// cudaHostAllocMapped): the host writes it with plain stores, kernels read it over the bus at
+// device(); size() in bytes.
+class PinnedHostBuffer {
+ public:
+  PinnedHostBuffer() = default;
+  PinnedHostBuffer(PinnedHostBuffer&& o) noexcept
+      : host_(std::exchange(o.host_, nullptr)),
+        device_(std::exchange(o.device_, nullptr)),
+        size_(std::exchange(o.size_, 0)) {}
+  PinnedHostBuffer& operator=(PinnedHostBuffer&& o) noexcept;
+  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
+  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
+  ~PinnedHostBuffer();
+
+  // Zero-filled.
+  [[nodiscard]] static absl::StatusOr<PinnedHostBuffer> Create(size_t bytes);
+
+  void* host() const { return host_; }
+  void* device() const { return device_; }
+  size_t size() const { return size_; }
+
+ private:
+  void* host_ = nullptr;
+  void* device_ = nullptr;
+  size_t size_ = 0;
+};
+
 }  // namespace encore
 
 #endif  // ENCORE_CUDA_UTILS_RAII_H_

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -14,6 +15,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -449,6 +451,77 @@ class ShapePlanMemo {
   absl::flat_hash_map<ShapeList, ShapePlan> plans_ ABSL_GUARDED_BY(mu_);
 };
 
+// One stream's binding ring (bound plans): kBindingRingSlots slots of kMaxBoundGroups
+// HostBindings in pinned, mapped host memory, the device's count of slots read (written by the
+// fetch kernel into the same pinned buffer), and the device block the fetch kernel fills.
+// NOTES: slot n % slots holds the bindings of the n-th bound launch on the stream; the host
+// refills a slot only after the device has read it (consumed > n - slots), so it never runs more
+// than kBindingRingSlots launches ahead. Host stores before the launch call are visible to the
+// fetch kernel's system-scope loads (the launch orders them).
+struct BindingRing {
+  DeviceBuffer device_buffer;  // sm90::BindingRingDevice, zeroed (seq 0)
+  PinnedHostBuffer host_buffer;
+  sm90::BindingRingDevice* device = nullptr;
+  sm90::HostBinding* slots = nullptr;                  // host view
+  const sm90::HostBinding* slots_device = nullptr;     // device view
+  const volatile uint32_t* consumed = nullptr;         // host view
+  uint32_t* consumed_device = nullptr;                 // device view
+  uint32_t next = 0;           // bound launches written (32-bit, like the device's count)
+  uint32_t consumed_seen = 0;  // the last value read from `consumed`
+
+  static constexpr size_t kSlotsBytes = sizeof(sm90::HostBinding) * sm90::kMaxBoundGroups *
+                                        static_cast<size_t>(sm90::kBindingRingSlots);
+
+  static absl::StatusOr<std::unique_ptr<BindingRing>> Create(cudaStream_t stream) {
+    auto r = std::make_unique<BindingRing>();
+    ENCORE_ASSIGN_OR_RETURN(r->device_buffer,
+                            DeviceBuffer::Create(sizeof(sm90::BindingRingDevice)));
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemsetAsync(r->device_buffer.get(), 0, sizeof(sm90::BindingRingDevice), stream),
+        "cudaMemsetAsync (binding block)");
+    ENCORE_ASSIGN_OR_RETURN(r->host_buffer, PinnedHostBuffer::Create(kSlotsBytes + 64));
+    r->device = r->device_buffer.as<sm90::BindingRingDevice>();
+    r->slots = static_cast<sm90::HostBinding*>(r->host_buffer.host());
+    r->slots_device = static_cast<const sm90::HostBinding*>(r->host_buffer.device());
+    r->consumed = reinterpret_cast<const volatile uint32_t*>(
+        static_cast<char*>(r->host_buffer.host()) + kSlotsBytes);
+    r->consumed_device =
+        reinterpret_cast<uint32_t*>(static_cast<char*>(r->host_buffer.device()) + kSlotsBytes);
+    return r;
+  }
+
+  absl::Status Write(const GroupedGemmArguments& args, cudaStream_t stream) {
+    constexpr uint32_t kSlots = sm90::kBindingRingSlots;
+    if (next - consumed_seen >= kSlots) {
+      // Full: wait for the device to read the oldest slot (the host is kSlots launches ahead).
+      for (;;) {
+        consumed_seen = *consumed;
+        if (next - consumed_seen < kSlots) break;
+        const cudaError_t q = cudaStreamQuery(stream);
+        if (q == cudaSuccess && next - *consumed >= kSlots) {
+          return absl::InternalError(absl::StrCat(
+              "binding ring: ", next, " bound launches written, ", consumed_seen,
+              " read, and the stream is idle (a launch was lost after WriteBindings)"));
+        }
+        if (q != cudaSuccess && q != cudaErrorNotReady) {
+          ENCORE_RETURN_IF_CUDA_ERROR(q, "cudaStreamQuery (waiting for a binding slot)");
+        }
+        std::this_thread::yield();
+      }
+    }
+    sm90::HostBinding* slot =
+        slots + static_cast<size_t>(next % kSlots) * sm90::kMaxBoundGroups;
+    for (const GroupProblem& p : args.groups) {
+      *slot++ = sm90::HostBinding{p.a, p.sfa, p.b, p.sfb, p.c};
+    }
+    std::atomic_thread_fence(std::memory_order_release);
+    ++next;
+    return absl::OkStatus();
+  }
+
+  void Unwrite() { --next; }
+};
+
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
  public:
   // `fake_token_workspace` (runners without a device): the address plans use as the pre-pass
@@ -486,7 +559,33 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
     const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream) : Fill<64>(args, plan, kind, stream);
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr)
+                    : Fill<64>(args, plan, kind, stream, nullptr);
+  }
+
+  absl::Status PrepareBound(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
+                            cudaStream_t stream) override {
+    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    ENCORE_RETURN_IF_ERROR(CanImplement(args));
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/true));
+    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, ring)
+                    : Fill<64>(args, plan, kind, stream, ring);
+  }
+
+  absl::Status WriteBindings(const GroupedGemmArguments& args, cudaStream_t stream) override {
+    ENCORE_RETURN_IF_ERROR(Validate(args));
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/false));
+    if (ring == nullptr) {
+      return absl::FailedPreconditionError(
+          "WriteBindings: this stream has no binding ring (PrepareBound a plan for it first)");
+    }
+    return ring->Write(args, stream);
+  }
+
+  void UnwriteBindings(cudaStream_t stream) override {
+    absl::StatusOr<BindingRing*> ring = RingOf(stream, /*create=*/false);
+    if (ring.ok() && *ring != nullptr) (*ring)->Unwrite();
   }
 
   absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream, bool pdl) const override {
@@ -507,9 +606,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   int sm_count() const override { return info_.sm_count; }
 
  private:
+  // `ring`: a bound plan's (PrepareBound), else nullptr.
   template <int kGroups>
   absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, const BindingRing* ring) {
+    const bool bound = ring != nullptr;
     static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
     const int num_groups = static_cast<int>(args.groups.size());
     if (kind == KernelKind::kStreamK && !stream_k_) {
@@ -548,8 +649,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           " bytes of fp16 workspace; RunnerOptions::token_workspace_bytes is ",
           token_workspace_bytes_));
     }
+    // (A bound plan always has the pre-pass: its token map points into the stream's workspace,
+    // the same whatever the bindings.)
     bool prepass = fits && prepass_kind &&
-                   (token_prepass_ == TokenPrepass::kAlways ||
+                   (bound || token_prepass_ == TokenPrepass::kAlways ||
                     (token_prepass_ == TokenPrepass::kAuto && shape.prepass_preferred));
     uint8_t* token_ws = nullptr;
     if (prepass) {
@@ -565,6 +668,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         }
         prepass = false;
       }
+    }
+    if (bound && !prepass) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "bound plans need the token pre-pass: this problem's tokens need ", shape.prepass_bytes,
+          " bytes of workspace (token_workspace_bytes ", token_workspace_bytes_,
+          "), its kind converts tokens in kernel, or the stream has no workspace"));
     }
     auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
     if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
@@ -591,7 +700,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // C by TMA stores (the _tmastore build, epilogue.cuh): pre-pass kernels with static M, where
     // Params has the maps (sm90::OutputMaps).
     constexpr bool kOutputMaps = sm90::OutputMaps<kGroups>::kPresent;
-    const bool store_by_tma = kOutputMaps && prepass && args.device_m == nullptr;
+    const bool store_by_tma = kOutputMaps && prepass && !bound && args.device_m == nullptr;
     for (int s = 0; s < num_groups; ++s) {
       const int g = order[s];
       const GroupProblem& p = args.groups[g];
@@ -696,17 +805,18 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // fits on the SMs; kAuto only where each CTA converts little (PreferFusedPrepass) and small
     // pre-pass kernels are not padded for PDL (which beats the fusion: run 117).
     const bool fuse =
-        prepass && kind != KernelKind::kStreamK &&
+        prepass && !bound && kind != KernelKind::kStreamK &&
         grid <= std::min(info_.sm_count, sm90::kMaxFusedCtas) &&
         (fuse_token_prepass_ == FusePrepass::kAlways ||
          (fuse_token_prepass_ == FusePrepass::kAuto && !pad_small_prepasses_ &&
           PreferFusedPrepass(pre_units, grid)));
     // The streamed simple kernel (RunnerOptions::stream_simple_tiles) where the build has it.
     const bool streamed =
-        prepass && !fuse && kind == KernelKind::kSimple && tiles > 0 && streamed_widths &&
+        prepass && !bound && !fuse && kind == KernelKind::kSimple && tiles > 0 &&
+        streamed_widths &&
         (stream_tiles_ == StreamTiles::kAlways ||
          (stream_tiles_ == StreamTiles::kAuto && streamed_pays));
-    plan->function = sm90::KernelFunction(kind, kGroups, source, fuse, streamed);
+    plan->function = sm90::KernelFunction(kind, kGroups, source, fuse, streamed, bound);
     if (plan->function == nullptr && streamed) {
       plan->function = sm90::KernelFunction(kind, kGroups, source, fuse);
     }
@@ -727,6 +837,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.dynamic_smem_bytes = 0;
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
+    plan->fetch.function = nullptr;
+    plan->fetch.params_bytes = 0;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
@@ -745,7 +857,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->prefers_pdl = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
       } else {
         const long long threads = pre_units * sm90::kPrepassThreadsPerUnit;
-        plan->pre.function = sm90::PrepassFunction(kGroups);
+        plan->pre.function = sm90::PrepassFunction(kGroups, bound);
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
@@ -770,10 +882,35 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 #endif
       }
     }
+    if (bound) FillFetch<kGroups>(args, *ring, plan);
     plan->kind = kind;
     plan->num_tiles = tiles;
     plan->params_bytes = sizeof(Params<kGroups>);
     return absl::OkStatus();
+  }
+
+  // A bound plan's fetch kernel, and its GEMM and pre-pass pointed at the ring's block (the
+  // weight maps Fill encoded for this call become the fetch kernel's templates).
+  template <int kGroups>
+  void FillFetch(const GroupedGemmArguments& args, const BindingRing& ring, LaunchPlan* plan) {
+    auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
+    auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
+    auto* fetch = reinterpret_cast<sm90::FetchParams<kGroups>*>(plan->fetch.params);
+    static_assert(sizeof(sm90::FetchParams<kGroups>) <= kMaxFetchParamBytes, "fetch params");
+    std::memset(static_cast<void*>(fetch), 0, sizeof(sm90::FetchParams<kGroups>));
+    const int num_groups = static_cast<int>(args.groups.size());
+    for (int s = 0; s < num_groups; ++s) fetch->b[params->info[s].orig] = params->maps[s].b;
+    fetch->ring = ring.slots_device;
+    fetch->consumed = ring.consumed_device;
+    fetch->device = ring.device;
+    fetch->num_groups = num_groups;
+    params->bound = ring.device->groups;
+    pre->bound = ring.device->groups;
+    plan->fetch.function = sm90::FetchFunction(kGroups);
+    plan->fetch.grid = dim3(1, 1, 1);
+    plan->fetch.block = dim3(sm90::kFetchThreads, 1, 1);
+    plan->fetch.dynamic_smem_bytes = 0;
+    plan->fetch.params_bytes = sizeof(sm90::FetchParams<kGroups>);
   }
 
   // The per-stream workspaces of the first max_token_workspaces streams that ask for one: the
@@ -787,6 +924,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // such a plan goes without (tokens converted in kernel, whole tiles instead of stream-K), and
   // the stream gets its workspace at its first such plan outside a capture.
   struct StreamWorkspaces {
+    std::unique_ptr<BindingRing> ring;  // bound plans' (PrepareBound), created by the first
     cudaStream_t stream = nullptr;
     int index = 0;            // creation order (the fake token workspace's slice)
     void* tokens = nullptr;   // token_workspace_bytes_ + kFusedSyncBytes (barrier words zeroed)
@@ -824,6 +962,27 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         cudaMemsetAsync(static_cast<char*>(buffer.get()) + zero_from, 0, bytes - zero_from, stream),
         what);
     return buffer;
+  }
+
+  // `stream`'s binding ring; nullptr when it has none and `create` is false (or it cannot have
+  // one: max_token_workspaces streams own workspaces already).
+  absl::StatusOr<BindingRing*> RingOf(cudaStream_t stream, bool create) {
+    encore::MutexLock lock(&workspace_mu_);
+    StreamWorkspaces* w = WorkspacesOf(stream);
+    if (w == nullptr || w->ring != nullptr || !create) {
+      return w == nullptr ? nullptr : w->ring.get();
+    }
+    if (!has_device_) {
+      return absl::FailedPreconditionError("bound plans need a device (runner without device)");
+    }
+    ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
+    if (!may_allocate) {
+      return absl::FailedPreconditionError(
+          "PrepareBound: the stream is capturing and has no binding ring yet (prepare a bound "
+          "plan for it outside the capture first)");
+    }
+    ENCORE_ASSIGN_OR_RETURN(w->ring, BindingRing::Create(stream));
+    return w->ring.get();
   }
 
   // `stream`'s token pre-pass workspace; nullptr when it has none and cannot get one now.

@@ -171,6 +171,38 @@ class Nvfp4GroupedGemm {
   [[nodiscard]] virtual absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream,
                                             bool pdl = false) const = 0;
 
+  // Bound plans: rebind without node patches. PrepareBound fills `plan` like Prepare, but its
+  // kernels read every group's pointers (a, sfa, b, sfb, c) from `stream`'s binding block, which
+  // the plan's first kernel (LaunchPlan::fetch) fills from `stream`'s binding ring: so one
+  // launch description — or one graph captured from it — serves any buffers of the problem's
+  // structure (groups, M, N, K, kind, device_m). Before every launch of such a plan or graph on
+  // `stream`, WriteBindings queues the call's pointers (a few host stores into pinned memory; no
+  // CUDA call), in the same order as the launches. Pre-pass plans only (FailedPrecondition when
+  // the problem would convert its tokens in kernel), never fused or streamed; the stream's ring
+  // (kBindingRingSlots slots, ~640 KB of pinned memory and a 12 KB block) is allocated by its
+  // first PrepareBound, which must not run while the stream captures. Bound launches on one
+  // stream must not interleave WriteBindings from several threads (the graph cache serializes
+  // them under its mutex).
+  [[nodiscard]] virtual absl::Status PrepareBound(const GroupedGemmArguments& args,
+                                                  LaunchPlan* plan,
+                                                  KernelKind kind = KernelKind::kAuto,
+                                                  cudaStream_t stream = nullptr) {
+    (void)args, (void)plan, (void)kind, (void)stream;
+    return absl::UnimplementedError("this runner has no bound plans");
+  }
+  // Queues `args`' pointers for the next bound launch on `stream` (its groups must have the
+  // structure the launched plan was prepared for). When the host runs kBindingRingSlots bound
+  // launches ahead of the device it waits here for the oldest slot. InvalidArgument for malformed
+  // arguments, FailedPrecondition when `stream` has no ring (no PrepareBound for it yet).
+  [[nodiscard]] virtual absl::Status WriteBindings(const GroupedGemmArguments& args,
+                                                   cudaStream_t stream) {
+    (void)args, (void)stream;
+    return absl::UnimplementedError("this runner has no bound plans");
+  }
+  // Takes back the last WriteBindings on `stream` when the launch it was for failed before
+  // enqueueing anything (so the next launch reads its own slot).
+  virtual void UnwriteBindings(cudaStream_t stream) { (void)stream; }
+
   // Prepare + Launch through a per-thread scratch plan, with PDL where it is safe and faster
   // (LaunchPlan::prefers_pdl).
   [[nodiscard]] virtual absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,

@@ -39,8 +39,10 @@ inline const char* KernelKindName(KernelKind k) {
 
 // The largest by-value parameter block any Encore kernel takes (CUDA 12.1+ allows 32764 bytes).
 inline constexpr size_t kMaxParamBytes = 32 * 1024 - 64;
-// The largest parameter block of a plan's first kernel (the token pre-pass).
+// The largest parameter block of a plan's pre-kernel (the token pre-pass).
 inline constexpr size_t kMaxPrepassParamBytes = 4096;
+// The largest parameter block of a bound plan's fetch kernel (64 weight maps and a few pointers).
+inline constexpr size_t kMaxFetchParamBytes = 8192 + 256;
 
 namespace internal {
 // Kernel node parameters of one by-value parameter block: `*arg_slot` points at `params` and must
@@ -82,21 +84,23 @@ inline cudaError_t LaunchKernel(const void* function, dim3 grid, dim3 block, uns
 inline bool SameDims(dim3 a, dim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 }  // namespace internal
 
-// The optional kernel launched before a plan's main kernel.
-struct PreLaunch {
+// An optional kernel launched before a plan's main kernel, with a parameter block of at most
+// kBytes.
+template <size_t kBytes>
+struct BasicPreLaunch {
   const void* function = nullptr;  // nullptr: none
   dim3 grid{1, 1, 1};
   dim3 block{1, 1, 1};
-  // Unused by the kernel: padding that bounds its blocks per SM (RunnerOptions::
+  // The pre-pass: unused by the kernel, padding that bounds its blocks per SM (RunnerOptions::
   // pad_prepass_for_pdl, prepass_pad_blocks_per_sm, pad_large_prepasses).
   unsigned dynamic_smem_bytes = 0;
   size_t params_bytes = 0;
-  alignas(64) unsigned char params[kMaxPrepassParamBytes];
+  alignas(64) unsigned char params[kBytes];
 
   cudaKernelNodeParams NodeParams(void** arg_slot) const {
     return internal::KernelNode(function, grid, block, dynamic_smem_bytes, params, arg_slot);
   }
-  bool SameLaunch(const PreLaunch& o) const {
+  bool SameLaunch(const BasicPreLaunch& o) const {
     if (function != o.function) return false;
     return function == nullptr ||
            (internal::SameDims(grid, o.grid) && internal::SameDims(block, o.block) &&
@@ -104,6 +108,10 @@ struct PreLaunch {
             std::memcmp(params, o.params, params_bytes) == 0);
   }
 };
+// The token pre-pass.
+using PreLaunch = BasicPreLaunch<kMaxPrepassParamBytes>;
+// A bound plan's fetch kernel (Nvfp4GroupedGemm::PrepareBound).
+using FetchLaunch = BasicPreLaunch<kMaxFetchParamBytes>;
 
 // NOTES: `params` is stored inline and 64-byte aligned (tensor maps need 64-byte alignment), so a
 // LaunchPlan can be copied and kept in a graph cache entry without owning heap memory.
@@ -144,9 +152,15 @@ struct LaunchPlan {
   // always launched right after it on the same stream, with PDL (its griddepcontrol.wait waits for
   // the pre-kernel's completion), and captured as the next node of a chain.
   PreLaunch pre;
+  // A bound plan (Nvfp4GroupedGemm::PrepareBound): the fetch kernel, launched first (then the
+  // pre-kernel, which a bound plan always has, with PDL: it waits for the fetch's completion).
+  // Its main and pre-kernel read the call's pointers from the stream's binding block, so the same
+  // launch (or graph) serves any buffers once WriteBindings queued them.
+  FetchLaunch fetch;
 
   bool has_pre() const { return pre.function != nullptr; }
-  int num_kernels() const { return has_pre() ? 2 : 1; }
+  bool bound() const { return fetch.function != nullptr; }
+  int num_kernels() const { return (bound() ? 1 : 0) + (has_pre() ? 2 : 1); }
 
   // Kernel node parameters for this plan's main kernel. `arg_slot` must outlive the call that
   // consumes the result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
@@ -156,7 +170,8 @@ struct LaunchPlan {
 
   // True when two plans launch the same kernels with the same shapes and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
-    return pre.SameLaunch(o.pre) && function == o.function && internal::SameDims(grid, o.grid) &&
+    return fetch.SameLaunch(o.fetch) && pre.SameLaunch(o.pre) && function == o.function &&
+           internal::SameDims(grid, o.grid) &&
            internal::SameDims(block, o.block) && dynamic_smem_bytes == o.dynamic_smem_bytes &&
            params_bytes == o.params_bytes && std::memcmp(params, o.params, params_bytes) == 0;
   }
@@ -167,6 +182,13 @@ struct LaunchPlan {
 // pre-kernel, if the plan supports it). Enqueues plan.num_kernels() kernels and nothing else, so
 // a stream capture of it yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
+  if (plan.bound()) {
+    const cudaError_t err =
+        internal::LaunchKernel(plan.fetch.function, plan.fetch.grid, plan.fetch.block,
+                               plan.fetch.dynamic_smem_bytes, plan.fetch.params, stream, pdl);
+    if (err != cudaSuccess) return err;
+    pdl = true;
+  }
   if (plan.has_pre()) {
     const cudaError_t err =
         internal::LaunchKernel(plan.pre.function, plan.pre.grid, plan.pre.block,

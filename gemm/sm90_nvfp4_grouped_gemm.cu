@@ -25,11 +25,11 @@ cudaError_t SetStampLog(StampLog* device_log) {
 #endif
 
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source, bool fused,
-                           bool streamed) {
+                           bool streamed, bool bound) {
   if (source == TokenSource::kPrepass) {
-    return internal::PrepassKernelFunction(kind, group_capacity, fused, streamed);
+    return internal::PrepassKernelFunction(kind, group_capacity, fused, streamed, bound);
   }
-  return fused || streamed ? nullptr : internal::InKernelFunction(kind, group_capacity);
+  return fused || streamed || bound ? nullptr : internal::InKernelFunction(kind, group_capacity);
 }
 
 size_t ParamsBytes(int group_capacity) {
@@ -44,12 +44,14 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
       for (int cap : kGroupCapacities) {
         for (bool fused : {false, true}) {
           for (bool streamed : {false, true}) {
-            const void* f = KernelFunction(kind, cap, source, fused, streamed);
-            if (f == nullptr) continue;  // not built (stream-K: kStreamKBuilt, the .cu NOTES;
-                                         // fused; streamed)
-            cudaError_t err =
-                cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-            if (err != cudaSuccess) return err;
+            for (bool bound : {false, true}) {
+              const void* f = KernelFunction(kind, cap, source, fused, streamed, bound);
+              if (f == nullptr) continue;  // not built (stream-K: kStreamKBuilt, the .cu NOTES;
+                                           // fused; streamed; bound)
+              cudaError_t err =
+                  cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+              if (err != cudaSuccess) return err;
+            }
           }
         }
       }
@@ -59,9 +61,12 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
   // ENCORE_SM90_PREPASS_STAGE); a plan may pad its blocks with dynamic shared memory
   // (LaunchPlan::pre), at most this much.
   for (int cap : kGroupCapacities) {
-    const cudaError_t err = cudaFuncSetAttribute(
-        PrepassFunction(cap), cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
-    if (err != cudaSuccess) return err;
+    for (bool bound : {false, true}) {
+      const cudaError_t err =
+          cudaFuncSetAttribute(PrepassFunction(cap, bound),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
+      if (err != cudaSuccess) return err;
+    }
   }
   return cudaSuccess;
 }

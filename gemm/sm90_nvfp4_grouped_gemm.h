@@ -28,10 +28,16 @@ inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 // kStreamKPrepass); `fused`: the token pre-pass inside the kernel (TokenSource::kPrepass, kSimple
 // or kPersistent); `streamed`: the simple kernel whose <= 128-row token tiles stream on a 4-stage
 // token ring (TokenSource::kPrepass, unfused kSimple; not in every manual build).
+// `bound`: a bound plan's GEMM (the kernel's kBound; TokenSource::kPrepass, neither fused nor
+// streamed).
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source,
-                           bool fused = false, bool streamed = false);
-// The token pre-pass kernel (PrepassParams<group_capacity>); nullptr for other capacities.
-const void* PrepassFunction(int group_capacity);
+                           bool fused = false, bool streamed = false, bool bound = false);
+// The token pre-pass kernel (PrepassParams<group_capacity>; `bound`: a bound plan's, kBound);
+// nullptr for other capacities.
+const void* PrepassFunction(int group_capacity, bool bound = false);
+// A bound plan's fetch kernel (FetchParams<group_capacity>, sm90_nvfp4_bind_fetch.cuh); nullptr
+// for other capacities.
+const void* FetchFunction(int group_capacity);
 size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the
@@ -47,8 +53,8 @@ cudaError_t SetStampLog(StampLog* device_log);
 namespace internal {
 // One table per token source, each defined in the .cu that instantiates those kernels.
 const void* InKernelFunction(KernelKind kind, int group_capacity);
-const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused,
-                                  bool streamed);
+const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused, bool streamed,
+                                  bool bound);
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log);
 #endif

@@ -2,6 +2,7 @@
 // workspace (TokenSource::kPrepass) and the token pre-pass itself (a separate translation unit,
 // so the two kernel families compile in parallel).
 #include "gemm/kernels/internal/kernel_table.cuh"
+#include "gemm/kernels/sm90_nvfp4_bind_fetch.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm.cuh"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
 #include "gemm/launch.h"
@@ -11,16 +12,18 @@ namespace encore::gemm::sm90 {
 
 static_assert(sizeof(PrepassParams<64>) <= kMaxPrepassParamBytes,
               "pre-pass parameter block too large for 64 groups");
+static_assert(sizeof(FetchParams<64>) <= kMaxFetchParamBytes,
+              "fetch parameter block too large for 64 groups");
 
 namespace internal {
 // NOTES: stream-K kernels read pre-pass tokens where kStreamKPrepass (the default tile; run 60:
 // one 128-row tile with K = 7168 in 23.0 us). The wide build leaves that instantiation out (it
 // spilled 56 bytes there before the one-call-site tile walk): its stream-K plans convert tokens
 // in kernel.
-const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused,
-                                  bool streamed) {
+const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fused, bool streamed,
+                                  bool bound) {
   return KernelTable<TokenSource::kPrepass, kStreamKPrepass>(kind, group_capacity, fused,
-                                                             streamed);
+                                                             streamed, bound);
 }
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
@@ -29,12 +32,25 @@ cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
 #endif
 }  // namespace internal
 
-const void* PrepassFunction(int group_capacity) {
+const void* PrepassFunction(int group_capacity, bool bound) {
   switch (group_capacity) {
     case 8:
-      return reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8>);
+      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8, true>)
+                   : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8>);
     case 64:
-      return reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64>);
+      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64, true>)
+                   : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64>);
+    default:
+      return nullptr;
+  }
+}
+
+const void* FetchFunction(int group_capacity) {
+  switch (group_capacity) {
+    case 8:
+      return reinterpret_cast<const void*>(&Sm90BindFetchKernel<8>);
+    case 64:
+      return reinterpret_cast<const void*>(&Sm90BindFetchKernel<64>);
     default:
       return nullptr;
   }

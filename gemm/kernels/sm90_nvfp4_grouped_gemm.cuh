@@ -80,11 +80,17 @@ static_assert(kProducerRegs + TileShape::kConsumerWgs * kConsumerRegs <=
 // manual build _ring4s's simple kernel (which streams every <= 128-row width), here its own
 // instantiation (kStreamedBuilt) that the runner chooses for problems whose token tiles all have
 // such widths (RunnerOptions::stream_simple_tiles; runs 152-154).
+// kBound: a bound plan's GEMM (sm90_nvfp4_grouped_gemm_params.h "bound plans"): each group's
+// weight map, weight scales and output come from the stream's binding block (p.bound, by the
+// caller's group index), the rest from p. Unfused, unstreamed, pre-pass tokens (the token map
+// points into the stream's workspace, the same for any bindings).
 template <int kGroups, Schedule kSchedule, TokenSource kSrc, bool kFused = false,
-          bool kStreamed = false>
+          bool kStreamed = false, bool kBound = false>
 __global__ void __launch_bounds__(TileShape::kThreads, 1)
     Sm90Nvfp4GroupedGemmKernel(const __grid_constant__ Params<kGroups> p) {
   using P = Pipeline<kSrc>;
+  static_assert(!kBound || (P::kPrepass && !kFused && !kStreamed),
+                "bound plans: unfused, unstreamed, pre-pass tokens");
   static_assert(!kFused || (P::kPrepass && kSchedule != Schedule::kStreamK),
                 "the fused pre-pass writes pre-pass tokens, for whole-tile schedules");
   static_assert(!kStreamed || (kStreamedBuilt && P::kPrepass && kSchedule == Schedule::kSimple &&
@@ -162,8 +168,17 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
-          ProducerTile<kSrc>(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm, it,
-                             w.kb0, w.kb1, pol_first, pol_last);
+          if constexpr (kBound) {
+            const BoundGroup& bg = p.bound[p.info[tc.slot].orig];
+            GroupInfo gi = p.info[tc.slot];
+            gi.sfb = LdPointerCg(&bg.sfb);
+            TensorMapAcquire(&bg.b);
+            ProducerTile<kSrc>(&p.maps[tc.slot].a, &bg.b, gi, tc, sm, it, w.kb0, w.kb1,
+                               pol_first, pol_last);
+          } else {
+            ProducerTile<kSrc>(&p.maps[tc.slot].a, &p.maps[tc.slot].b, p.info[tc.slot], tc, sm,
+                               it, w.kb0, w.kb1, pol_first, pol_last);
+          }
         });
         // Every weight load is issued: dependents may start launching (they wait for our
         // completion with griddepcontrol.wait before touching memory).
@@ -223,8 +238,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if constexpr (OutputMaps<kGroups>::kPresent) {
         if (tma_store) out_map = &p.out_maps[2 * tc.slot];
       }
-      EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw, ct,
-                                                         epi_buf, acc);
+      if constexpr (kBound) {
+        GroupInfo gi = p.info[tc.slot];
+        gi.c = LdPointerCg(&p.bound[gi.orig].c);
+        EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(gi, out_map, tc, sm, cw, ct, epi_buf,
+                                                           acc);
+      } else {
+        EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw,
+                                                           ct, epi_buf, acc);
+      }
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
     // The staging must outlive the stores' reads (their writes need no wait: run 127 waited for

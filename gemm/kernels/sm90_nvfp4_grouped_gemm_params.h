@@ -335,6 +335,52 @@ inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
   return StreamKCountersOffset(ctas) + static_cast<size_t>(ctas) * 16;
 }
 
+// ---- bound plans: rebind without node patches ----
+// A bound plan's kernels read every group's pointers from the stream's binding block (BoundGroup,
+// indexed by the caller's group index) instead of their parameter blocks. A fetch kernel
+// (sm90_nvfp4_bind_fetch.cuh), the plan's first, copies them there from the stream's binding ring:
+// pinned host slots the host fills before each launch (Nvfp4GroupedGemm::WriteBindings), read
+// over the bus by one small CTA. So one graph serves any buffers of its structure, and a call with
+// new buffers costs the host a few stores instead of a kernel-node patch.
+// One group's pointers in a ring slot, written by the host.
+struct HostBinding {
+  const void* a;
+  const void* sfa;
+  const void* b;
+  const void* sfb;
+  void* c;
+};
+// Ring slots per stream (a slot holds kMaxBoundGroups HostBindings); the host waits for a free
+// slot when it runs this many bound launches ahead of the device.
+inline constexpr int kBindingRingSlots = 256;
+inline constexpr int kMaxBoundGroups = 64;
+// One group's bindings on the device: its weight map (the plan's, global address replaced by the
+// fetch kernel with tensormap.replace; the GEMM acquires it with fence.proxy.tensormap) and its
+// pointers.
+struct alignas(128) BoundGroup {
+  CUtensorMap b;
+  const uint8_t* a;
+  const uint8_t* sfa;
+  const uint8_t* sfb;
+  uint16_t* c;
+};
+// The stream's ring state on the device: the fetch kernel's sequence number (slot seq % slots is
+// the next to read), zero when allocated.
+struct BindingRingDevice {
+  BoundGroup groups[kMaxBoundGroups];
+  uint32_t seq;
+};
+template <int kGroups>
+struct alignas(64) FetchParams {
+  CUtensorMap b[kGroups];      // weight maps by caller group index (the plan's; templates)
+  const HostBinding* ring;     // kBindingRingSlots x kMaxBoundGroups, device view of pinned host
+  uint32_t* consumed;          // device view of a pinned host word: the fetches done (seq + 1)
+  BindingRingDevice* device;   // the stream's binding block and sequence number
+  int num_groups;
+  int pad;
+};
+inline constexpr int kFetchThreads = kMaxBoundGroups;
+
 // ---- token pre-pass ----
 // One group of the pre-pass: converts rows [0, m) (device_m[orig] when dynamic) of the packed
 // tokens into fp16 rows of TokenRowHalves(k) halves at `out`, in the GEMM kernel's permuted k
@@ -360,6 +406,8 @@ struct alignas(64) PrepassParams {
   // ENCORE_SM90_PREPASS_READY: the ready count (kFusedSyncDone of the stream's barrier words) each
   // block adds 1 to once its stores are done; nullptr: the GEMM waits for the grid instead.
   unsigned int* ready;
+  // Bound plans (the pre-pass instantiated with kBound): a and sfa from here, by PrepassGroup::orig.
+  const BoundGroup* bound;
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS
 #define ENCORE_SM90_PREPASS_THREADS 256  // threads per token pre-pass block
@@ -465,6 +513,8 @@ struct alignas(64) Params : OutputMaps<kGroups> {
   uint16_t packed_begin[kMaxPackedCtas + 1];
   uint16_t packed_tiles[kMaxPackedTiles];
   PrepassParams<kGroups> pre;
+  // Bound plans (the kernels instantiated with kBound): the stream's binding block; else nullptr.
+  const BoundGroup* bound;
 };
 
 

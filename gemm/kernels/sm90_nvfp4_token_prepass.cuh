@@ -47,7 +47,8 @@ struct PrepassJob {
 };
 
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
-template <int kGroups>
+// kBound (bound plans): the group's tokens and token scales from the stream's binding block.
+template <int kGroups, bool kBound = false>
 __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
                                                   int q) {
   PrepassJob j;
@@ -79,13 +80,19 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   if (row >= m) return j;  // dynamic M: rows past the step's M are never read by the GEMM's stores
 
   const bool half = TileShape::HalfBlock(g.k, kb);
-  const uint8_t* src = g.a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
+  const uint8_t* a = g.a;
+  const uint8_t* sfa = g.sfa;
+  if constexpr (kBound) {
+    a = LdPointerCg(&p.bound[g.orig].a);
+    sfa = LdPointerCg(&p.bound[g.orig].sfa);
+  }
+  const uint8_t* src = a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     j.w[c] = (half && c >= 2) ? 0u : __ldg(reinterpret_cast<const uint32_t*>(src + 16 * c));
   }
   // Blocked scales: ((row / 128) * ceil(K / 64) + j / 4) * 512 + (row % 32) * 16 + ...
-  const uint8_t* sp = g.sfa + (static_cast<size_t>(row / 128) * (g.k / 64) + 2 * kb) * 512 +
+  const uint8_t* sp = sfa + (static_cast<size_t>(row / 128) * (g.k / 64) + 2 * kb) * 512 +
                       (row & 31) * 16 + ((row & 127) >> 5) * 4;
   j.s0 = __ldg(reinterpret_cast<const uint32_t*>(sp));
   j.s1 = half ? 0u : __ldg(reinterpret_cast<const uint32_t*>(sp + 512));
@@ -151,14 +158,14 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
 // distinct 16-byte bank groups) and the reads (8 consecutive chunks) are conflict free. Store k
 // then writes units 2k (lanes 0-15) and 2k + 1 (lanes 16-31) whole, each from its own base (a
 // unit's lanes broadcast theirs; nullptr: a row past the step's dynamic M or past the units).
-template <int kGroups>
+template <int kGroups, bool kBound = false>
 __device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& p, long long u,
                                                   bool valid, uint4* stage) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int q = lane & 3;
   PrepassJob j;
   j.dst = nullptr;
-  if (valid) j = PrepassLoad(p, u, q);
+  if (valid) j = PrepassLoad<kGroups, kBound>(p, u, q);
   if (j.dst != nullptr) {
     uint4 out[4];
     PrepassConvert(j, out);
@@ -177,9 +184,9 @@ __device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& 
 }
 
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
-template <int kGroups>
+template <int kGroups, bool kBound = false>
 __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
-  PrepassStore(PrepassLoad(p, u, q));
+  PrepassStore(PrepassLoad<kGroups, kBound>(p, u, q));
 }
 
 // Thread t of kThreads per block: jobs (one thread's share of a unit: job j = unit j / 4,
@@ -224,9 +231,11 @@ inline constexpr int kSm90ThreadsPerSm = 2048;
 #else
 #define ENCORE_SM90_PREPASS_BOUNDS __launch_bounds__(kPrepassThreads)
 #endif
-template <int kGroups>
+// kBound: the pre-pass of a bound plan (p.bound: each group's a and sfa, read after the wait).
+template <int kGroups, bool kBound = false>
 __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
+  static_assert(!kBound || !kPrepassGridStride, "bound pre-passes: the one-job kernel");
   // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
   if (threadIdx.x == 0) StampTimeAt(0);
   GridDependencyWait();
@@ -243,10 +252,10 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     // (No early return: every lane takes part in its warp's staging, and with
     // ENCORE_SM90_PREPASS_READY the whole block meets at the count below.)
     __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
-    PrepassUnitStaged(p, u, u < p.units, stage[threadIdx.x / 32]);
+    PrepassUnitStaged<kGroups, kBound>(p, u, u < p.units, stage[threadIdx.x / 32]);
 #else
     if (u >= p.units) return;
-    PrepassUnit(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+    PrepassUnit<kGroups, kBound>(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #endif
   }
 #if ENCORE_SM90_PREPASS_READY

@@ -737,6 +737,154 @@ TEST_F(Sm90GemmTest, StreamKWorkspacesArePerStream) {
   EXPECT_EQ(plan->kind, KernelKind::kStreamK) << "outside the capture the stream gets its own";
 }
 
+// Bound plans (rebind without node patches): one plan per (kind, capacity) serves buffer sets it
+// was not prepared for, once WriteBindings queued each launch's pointers; launched directly
+// (with and without PDL) and as one captured graph, past the ring's wrap-around (more launches
+// than kBindingRingSlots), every output poisoned before its launch.
+TEST_F(Sm90GemmTest, BoundPlansServeAnyBuffersOfTheirStructure) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  auto runner = Nvfp4GroupedGemm::Create();  // fresh: its stream has no ring yet
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  Nvfp4GroupedGemm* gemm = runner->get();
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  uint64_t seed = std::random_device{}();
+  struct Case {
+    std::vector<Shape> shapes;
+    KernelKind kind;
+  };
+  std::vector<Case> cases = {
+      {Zip({96, 0, 1, 129}, {128, 256, 128, 384}, {256, 512, 64, 512}), KernelKind::kSimple},
+      {Zip({80, 176, 128, 72}, {512, 256, 384, 128}, {1024, 512, 768, 256}),
+       KernelKind::kPersistent},
+      {SixtyFourGroups(seed + 7), KernelKind::kAuto},
+  };
+  if (sm90::kStreamKPrepass) {
+    cases.push_back({Zip({128}, {256}, {7168}), KernelKind::kStreamK});
+  }
+  for (const Case& c : cases) {
+    const std::string what = absl::StrCat(KernelKindName(c.kind), ", ", c.shapes.size(),
+                                          " groups");
+    constexpr int kSets = 3;
+    std::vector<HostGroupedProblem> hosts;
+    std::vector<DeviceGroupedProblem> devs;
+    for (int i = 0; i < kSets; ++i) {
+      hosts.push_back(MakeHostProblem(
+          c.shapes, i == 0 ? Distribution::kGpuMode : Distribution::kFullRange, ++seed));
+      auto dev = DeviceGroupedProblem::Upload(hosts.back());
+      ASSERT_TRUE(dev.ok()) << dev.status();
+      devs.push_back(std::move(*dev));
+    }
+    auto plan = std::make_unique<LaunchPlan>();
+    EXPECT_EQ(gemm->WriteBindings(devs[0].args(), stream->get()).code(),
+              absl::StatusCode::kFailedPrecondition)
+        << "no ring before the first PrepareBound";
+    ENCORE_ASSERT_OK(gemm->PrepareBound(devs[0].args(), plan.get(), c.kind, stream->get()));
+    ASSERT_TRUE(plan->bound()) << what;
+    ASSERT_TRUE(plan->has_pre()) << what;
+    EXPECT_EQ(plan->num_kernels(), 3);
+    // Directly: set 1, 2, 0, 1, ... with alternating PDL (set 0 is the one it was prepared for).
+    for (int rep = 0; rep < 2 * kSets; ++rep) {
+      const int i = (rep + 1) % kSets;
+      ENCORE_ASSERT_OK(devs[i].PoisonOutputs(stream->get()));
+      ENCORE_ASSERT_OK(gemm->WriteBindings(devs[i].args(), stream->get()));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, stream->get(), /*pdl=*/rep % 2 == 1));
+      SyncOrDie(stream->get());
+      ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(
+          hosts[i], devs[i], i == 0 ? 0 : 1, absl::StrCat(what, ", direct, set ", i)));
+    }
+    // As one captured graph (three kernel nodes), launched for each set in turn.
+    cudaGraph_t raw = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream->get(), cudaStreamCaptureModeThreadLocal),
+              cudaSuccess);
+    const absl::Status launched = gemm->Launch(*plan, stream->get(), /*pdl=*/false);
+    const cudaError_t ended = cudaStreamEndCapture(stream->get(), &raw);
+    Graph graph(raw);
+    ENCORE_ASSERT_OK(launched);
+    ASSERT_EQ(ended, cudaSuccess);
+    size_t nodes = 0;
+    ASSERT_EQ(cudaGraphGetNodes(graph.get(), nullptr, &nodes), cudaSuccess);
+    EXPECT_EQ(nodes, 3u);
+    auto exec = GraphExec::Instantiate(graph.get());
+    ASSERT_TRUE(exec.ok()) << exec.status();
+    for (int rep = 0; rep < 2 * kSets; ++rep) {
+      const int i = rep % kSets;
+      ENCORE_ASSERT_OK(devs[i].PoisonOutputs(stream->get()));
+      ENCORE_ASSERT_OK(gemm->WriteBindings(devs[i].args(), stream->get()));
+      ASSERT_EQ(cudaGraphLaunch(exec->get(), stream->get()), cudaSuccess);
+      SyncOrDie(stream->get());
+      ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(
+          hosts[i], devs[i], i == 0 ? 0 : 1, absl::StrCat(what, ", graph, set ", i)));
+    }
+  }
+  // Past the ring's wrap-around without a sync (the host waits for free slots): the small
+  // case's sets in rotation, each set's last launch checked at the end.
+  const std::vector<Shape> small = Zip({40, 64}, {128, 256}, {256, 512});
+  std::vector<HostGroupedProblem> hosts;
+  std::vector<DeviceGroupedProblem> devs;
+  for (int i = 0; i < 4; ++i) {
+    hosts.push_back(MakeHostProblem(small, Distribution::kFullRange, ++seed));
+    auto dev = DeviceGroupedProblem::Upload(hosts.back());
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    devs.push_back(std::move(*dev));
+    ENCORE_ASSERT_OK(devs.back().PoisonOutputs(stream->get()));
+  }
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->PrepareBound(devs[0].args(), plan.get(), KernelKind::kAuto,
+                                      stream->get()));
+  const int launches = 2 * sm90::kBindingRingSlots + 3;
+  for (int n = 0; n < launches; ++n) {
+    const int i = n % 4;
+    ENCORE_ASSERT_OK(gemm->WriteBindings(devs[i].args(), stream->get()));
+    ENCORE_ASSERT_OK(gemm->Launch(*plan, stream->get(), /*pdl=*/true));
+  }
+  SyncOrDie(stream->get());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectAllGroupsMatch(hosts[i], devs[i], 1, absl::StrCat("wrap-around, set ", i)));
+  }
+  // Bound kernels keep no local memory either.
+  for (KernelKind kind : BuiltKinds()) {
+    for (int cap : sm90::kGroupCapacities) {
+      const void* f =
+          sm90::KernelFunction(kind, cap, sm90::TokenSource::kPrepass, false, false, true);
+      if (kind == KernelKind::kStreamK && !sm90::kStreamKPrepass) continue;
+      ASSERT_NE(f, nullptr) << KernelKindName(kind) << ", " << cap;
+      cudaFuncAttributes attr;
+      ASSERT_EQ(cudaFuncGetAttributes(&attr, f), cudaSuccess);
+      EXPECT_EQ(attr.localSizeBytes, 0u) << "bound " << KernelKindName(kind) << ", " << cap;
+    }
+    for (const void* f : {sm90::PrepassFunction(8, true), sm90::PrepassFunction(64, true),
+                          sm90::FetchFunction(8), sm90::FetchFunction(64)}) {
+      cudaFuncAttributes attr;
+      ASSERT_EQ(cudaFuncGetAttributes(&attr, f), cudaSuccess);
+      EXPECT_EQ(attr.localSizeBytes, 0u) << "bound pre-pass or fetch kernel";
+    }
+  }
+}
+
+// A problem that converts its tokens in kernel has no bound plan; nothing is launched.
+TEST_F(Sm90GemmTest, BoundPlansNeedThePrepass) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kNever);
+  ASSERT_NE(gemm, nullptr);
+  const HostGroupedProblem host =
+      MakeHostProblem(Zip({64}, {128}, {256}), Distribution::kGpuMode, 5);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  // kNever still plans bound calls with the pre-pass (the bound kernels need it) ...
+  LaunchPlan plan;
+  ENCORE_ASSERT_OK(gemm->PrepareBound(dev->args(), &plan, KernelKind::kAuto, nullptr));
+  EXPECT_TRUE(plan.has_pre());
+  // ... but a problem whose tokens do not fit the workspace cannot have one.
+  RunnerOptions options;
+  options.token_workspace_bytes = 1024;
+  auto small = Nvfp4GroupedGemm::Create(options);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ((*small)->PrepareBound(dev->args(), &plan, KernelKind::kAuto, nullptr).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 // The graph layer relies on Prepare being deterministic: the same call gives the same launch
 // (function, grid, parameter bytes), also across the runner's remembered tiling decisions.
 TEST_F(Sm90GemmTest, PrepareIsDeterministic) {

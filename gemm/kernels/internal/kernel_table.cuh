@@ -16,12 +16,37 @@ namespace encore::gemm::sm90 {
 // discarded `if constexpr` branch of a template: the stream-K kernels are then never
 // instantiated); `fused` (the pre-pass inside the kernel) only for pre-pass tokens and the simple
 // and persistent kinds; `streamed` (the kernel's kStreamed) only for the unfused simple kind with
-// pre-pass tokens, where kStreamedBuilt.
+// pre-pass tokens, where kStreamedBuilt; `bound` (the kernel's kBound: a bound plan's GEMM) only
+// for pre-pass tokens, neither fused nor streamed.
 template <TokenSource kSrc, bool kWithStreamK>
 const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false,
-                        bool streamed = false) {
-  auto pick = [kind, fused, streamed](auto groups) -> const void* {
+                        bool streamed = false, bool bound = false) {
+  auto pick = [kind, fused, streamed, bound](auto groups) -> const void* {
     constexpr int G = decltype(groups)::value;
+    if (bound) {
+      if constexpr (kSrc == TokenSource::kPrepass) {
+        if (fused || streamed) return nullptr;
+        switch (kind) {
+          case KernelKind::kSimple:
+            return reinterpret_cast<const void*>(
+                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc, false, false, true>);
+          case KernelKind::kPersistent:
+            return reinterpret_cast<const void*>(
+                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc, false, false, true>);
+          case KernelKind::kStreamK:
+            if constexpr (kWithStreamK) {
+              return reinterpret_cast<const void*>(
+                  &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kSrc, false, false, true>);
+            } else {
+              return nullptr;
+            }
+          default:
+            return nullptr;
+        }
+      } else {
+        return nullptr;
+      }
+    }
     // A whole-tile schedule's entry point, fused or not (fused: pre-pass tokens only).
     auto whole_tile = [fused, streamed](auto schedule) -> const void* {
       constexpr Schedule S = decltype(schedule)::value;

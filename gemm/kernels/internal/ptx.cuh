@@ -102,6 +102,45 @@ __device__ __forceinline__ void BulkWaitGroupRead() {
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
+// Tensor maps rewritten on the device (bound plans, sm90_nvfp4_bind_fetch.cuh): the writer
+// replaces the global address of a copy in shared memory, then copies it to global memory with
+// a tensormap-proxy release (warp-collective: every lane of the warp, each its own map); every
+// CTA that uses such a map acquires it first (stream order alone does not order the tensormap
+// proxy).
+__device__ __forceinline__ void TensorMapReplaceAddressShared(uint32_t smem_map, uint64_t addr) {
+  asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(
+                   smem_map),
+               "l"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void TensorMapCopyRelease(void* global_map, uint32_t smem_map) {
+  asm volatile(
+      "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+      "[%0], [%1], 128;" ::"l"(reinterpret_cast<uint64_t>(global_map)),
+      "r"(smem_map)
+      : "memory");
+}
+__device__ __forceinline__ void TensorMapAcquire(const CUtensorMap* map) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(
+                   reinterpret_cast<uint64_t>(map))
+               : "memory");
+}
+// A pointer another grid wrote (the binding block): from L2, never a stale L1 line of an earlier
+// grid on this SM.
+template <typename T>
+__device__ __forceinline__ T* LdPointerCg(T* const* p) {
+  return reinterpret_cast<T*>(__ldcg(reinterpret_cast<const unsigned long long*>(p)));
+}
+// Host-written memory read over the bus (system scope, never a stale cached copy).
+__device__ __forceinline__ uint64_t LdRelaxedSys(const void* p) {
+  uint64_t v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void StRelaxedSys(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 // createpolicy values (L2 eviction priority hints).
 __device__ __forceinline__ uint64_t PolicyEvictFirst() {
   uint64_t p;

@@ -1,0 +1,75 @@
+// The fetch kernel of bound plans (rebind without node patches): the first kernel of a bound
+// call. One CTA of kFetchThreads threads, thread g for caller group g: reads the group's pointers
+// from the stream's binding ring (pinned host memory, the slot the device's sequence number names),
+// then writes the stream's binding block (sm90_nvfp4_grouped_gemm_params.h BoundGroup): the
+// pointers, and the plan's weight map with its global address replaced. The token pre-pass and
+// the GEMM of the call read the block after their griddepcontrol.wait (the pre-pass waits for
+// this grid; the GEMM starts only after every pre-pass block waited and triggered).
+//
+// Example (launched first, on the plan's stream; LaunchPlan::fetch):
+//   Sm90BindFetchKernel<8><<<1, kFetchThreads>>>(fetch_params);
+//
+// NOTES: the ring is read before griddepcontrol.wait (it depends on nothing on the device: the
+// host filled the slot before it enqueued this launch), the block written after it (the kernels
+// of the previous bound call on this stream may still read it until then). The block is one per
+// stream, so bound calls on one stream run one after another (stream order), never two at once.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+template <int kGroups>
+__global__ void __launch_bounds__(kFetchThreads, 1)
+    Sm90BindFetchKernel(const __grid_constant__ FetchParams<kGroups> p) {
+  static_assert(kGroups <= kFetchThreads, "one thread per group");
+  __shared__ alignas(128) CUtensorMap staged[kFetchThreads];
+  // The dependents (the token pre-pass) may launch now: they wait for this grid's completion.
+  GridDependentsLaunch();
+  const int g = static_cast<int>(threadIdx.x);
+  BindingRingDevice* dev = p.device;
+  const uint32_t seq = __ldcg(&dev->seq);  // written only by the previous fetch on this stream
+  const bool live = g < p.num_groups;
+  uint64_t w[5] = {0, 0, 0, 0, 0};
+  if (live) {
+    const HostBinding* slot =
+        p.ring + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + g;
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = LdRelaxedSys(reinterpret_cast<const uint64_t*>(slot) + i);
+  }
+  // Every lane stages a map (a live group's template, else zeros) so that the warp-collective
+  // copy below runs on every lane.
+  if constexpr (kGroups < kFetchThreads) {
+    if (live) {
+      staged[g] = p.b[g];
+    } else {
+      staged[g] = CUtensorMap{};
+    }
+  } else {
+    staged[g] = p.b[g];
+  }
+  GridDependencyWait();
+  const uint32_t smem_map = SmemAddr(&staged[g]);
+  if (live) TensorMapReplaceAddressShared(smem_map, w[2]);
+  __syncwarp();
+  BoundGroup* out = &dev->groups[g];
+  TensorMapCopyRelease(&out->b, smem_map);
+  if (live) {
+    out->a = reinterpret_cast<const uint8_t*>(w[0]);
+    out->sfa = reinterpret_cast<const uint8_t*>(w[1]);
+    out->sfb = reinterpret_cast<const uint8_t*>(w[3]);
+    out->c = reinterpret_cast<uint16_t*>(w[4]);
+  }
+  __syncthreads();
+  if (g == 0) {
+    dev->seq = seq + 1;
+    StRelaxedSys(p.consumed, seq + 1);  // the host may refill this slot
+  }
+}
+
+}  // namespace encore::gemm::sm90
