@@ -11,7 +11,8 @@
 //      statuses of step 2 and of the end of capture checked (a failed launch leaves no capture
 //      open on the stream);
 //   4. the graph is rejected unless it holds exactly one kernel node per kernel of the plans
-//      (plans[i].num_kernels(): a plan with a pre-kernel launches two), all forming one chain
+//      (plans[i].num_kernels(): a plan with a pre-kernel launches two, a bound plan three), all
+//      forming one chain
 //      (an empty graph is an error: "captured an empty graph");
 //   5. cudaGraphInstantiate; on cudaErrorMemoryAllocation, cudaDeviceGraphMemTrim and one retry.
 // The resulting ExecutableGraph owns the graph and its exec (the exec is destroyed first) and
@@ -43,8 +44,8 @@
 
 namespace encore::graph_cache {
 
-// An instantiated straight-line graph: launch i (one kernel node, or two for a plan with a
-// pre-kernel) is plans[i] given to Build.
+// An instantiated straight-line graph: launch i (one kernel node, two for a plan with a
+// pre-kernel, three for a bound plan) is plans[i] given to Build.
 class ExecutableGraph {
  public:
   virtual ~ExecutableGraph() = default;

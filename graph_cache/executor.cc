@@ -143,6 +143,21 @@ struct GraphExecutor::Variant : internal::LruNode {
   std::unique_ptr<ExecutableGraph> graph;
   std::vector<Node> nodes;
   std::vector<GroupBinding> groups;
+  // A bound exec (RebindMode::kBound; Entry::bound): serves any pointers, so its stored bindings
+  // are only those it was captured with; it is never found by Find nor memoized.
+  bool bound = false;
+
+  // A bound exec serves a call on its stream with its device_m and exact M per group.
+  bool ServesBound(const Binding& b) const {
+    const Node& n = nodes[0];
+    if (n.device_m != b.device_m() || n.stream != b.stream() || n.num_groups != b.num_groups()) {
+      return false;
+    }
+    for (int i = 0; i < n.num_groups; ++i) {
+      if (groups[n.first_group + static_cast<size_t>(i)].m != b.groups()[i].m) return false;
+    }
+    return true;
+  }
 
   bool Matches(size_t i, const Binding& b) const {
     const Node& n = nodes[i];
@@ -191,6 +206,8 @@ struct GraphExecutor::Entry {
   std::vector<uint32_t> key;
   size_t hash = 0;
   std::vector<std::unique_ptr<Variant>> variants;  // distinct bindings; order means nothing
+  std::unique_ptr<Variant> bound;  // RebindMode::kBound's exec, once captured
+  bool bound_failed = false;       // PrepareBound or its capture failed: patch instead
 
   Variant* Find(size_t fingerprint, const CallSignature* const* sigs) const {
     for (const std::unique_ptr<Variant>& v : variants) {
@@ -292,6 +309,7 @@ ExecutorCounters GraphExecutor::counters() const {
   c.live_bytes = ld(counters_.live_bytes);
   c.thrash_engagements = ld(counters_.thrash_engagements);
   c.fast_hits = ld(counters_.fast_hits);
+  c.bound_launches = ld(counters_.bound_launches);
   c.last_fallback =
       static_cast<FallbackReason>(counters_.last_fallback.load(std::memory_order_relaxed));
   return c;
@@ -503,8 +521,15 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
     guard_.Record(/*miss=*/false);  // served by a patch: by design, not thrash
   }
   if (capture) return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
+  if (options_.rebind == RebindMode::kBound && calls.size() == 1) {
+    Outcome out;
+    if (BoundLaunchLocked(e, calls[0], *sigs[0], stream, &out)) return out;
+  }
 
   Variant* v = e->LeastRecentlyUsed();
+  if (v == nullptr) {  // only a bound exec, which cannot serve this call: capture a variant
+    return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
+  }
   FallbackReason reason = FallbackReason::kNone;
   if (UpdateLocked(v, calls, sigs, fingerprint, stream, &reason)) {
     return LaunchHitLocked(v, stream);
@@ -517,9 +542,83 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
                       fingerprint, bhash, stream);
 }
 
+bool GraphExecutor::BoundLaunchLocked(Entry* e, const GemmCall& call, const CallSignature& sig,
+                                      cudaStream_t stream, Outcome* out) {
+  Variant* v = e->bound.get();
+  if (v != nullptr && !v->ServesBound(sig.binding)) return false;
+  if (v == nullptr) {
+    if (e->bound_failed) return false;
+    v = CreateBoundLocked(e, call, sig, stream);
+    if (v == nullptr) return false;
+  }
+  if (!runner_->WriteBindings(call.args, stream).ok()) return false;
+  AddLocked(counters_.hits, 1);
+  if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
+    runner_->UnwriteBindings(stream);
+    RemoveLocked(v, /*evicted=*/false);
+    *out = Outcome{false, FallbackReason::kLaunchFailed};
+    return true;
+  }
+  AddLocked(counters_.graph_launches, 1);
+  AddLocked(counters_.bound_launches, 1);
+  v->last_use = ++tick_;
+  lru_.Touch(v);
+  *out = Outcome{true, FallbackReason::kNone, nullptr};  // nullptr: never memoized
+  return true;
+}
+
+GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCall& call,
+                                                         const CallSignature& sig,
+                                                         cudaStream_t stream) {
+  gemm::LaunchPlan* plan = ScratchPlanLocked(0);
+  if (!runner_->PrepareBound(call.args, plan, call.kind, stream).ok()) {
+    e->bound_failed = true;
+    return nullptr;
+  }
+  const size_t bytes = options_.per_graph_bytes + plan->num_kernels() * options_.per_node_bytes +
+                       plan->params_bytes + plan->pre.params_bytes + plan->fetch.params_bytes;
+  if (!lru_.Admissible(bytes)) return nullptr;
+  plan_ptrs_.clear();
+  plan_ptrs_.push_back(plan);
+  pdl_[0] = false;
+  BuildReport report;
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
+      *runner_, absl::MakeConstSpan(plan_ptrs_), absl::MakeConstSpan(pdl_.get(), 1), &report);
+  if (report.capture_begun) AddLocked(counters_.captures, 1);
+  if (report.instantiated) AddLocked(counters_.instantiations, 1);
+  if (!graph.ok() || *graph == nullptr) {
+    AddLocked(report.captured && !report.instantiated ? counters_.instantiate_failures
+                                                      : counters_.capture_failures,
+              1);
+    e->bound_failed = true;
+    return nullptr;
+  }
+  while (internal::LruNode* victim = lru_.NextVictim(bytes)) {
+    RemoveLocked(static_cast<Variant*>(victim), /*evicted=*/true, /*keep=*/e);
+  }
+  e->bound = std::make_unique<Variant>();
+  Variant* v = e->bound.get();
+  v->entry = e;
+  v->bound = true;
+  v->last_use = ++tick_;
+  v->graph = *std::move(graph);
+  v->nodes.resize(1);
+  v->groups.resize(static_cast<size_t>(sig.binding.num_groups()));
+  v->nodes[0].num_groups = sig.binding.num_groups();
+  v->nodes[0].function = plan->function;
+  v->Store(0, sig.binding);
+  v->fingerprint = v->FingerprintStored();
+  lru_.Insert(v, bytes);
+  AddLocked(counters_.live_execs, 1);
+  AddLocked(counters_.live_bytes, bytes);
+  return v;
+}
+
 bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
   bool own = false;
-  lru_.ForEachVictim(e->variants.front()->lru_bytes, [&](internal::LruNode* n) {
+  const Variant* any = e->variants.empty() ? e->bound.get() : e->variants.front().get();
+  if (any == nullptr) return false;
+  lru_.ForEachVictim(any->lru_bytes, [&](internal::LruNode* n) {
     own = static_cast<const Variant*>(n)->entry == e;
     return !own;
   });
@@ -707,15 +806,19 @@ void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
   lru_.Remove(v);
   MemoForgetLocked(v);
   Entry* e = v->entry;
-  if (evicted) ghosts_.Set(VariantHash(e->hash, v->HashStored()), 1);
   std::vector<std::unique_ptr<Variant>>& vs = e->variants;
-  for (size_t i = 0; i < vs.size(); ++i) {
-    if (vs[i].get() != v) continue;
-    if (i + 1 != vs.size()) std::swap(vs[i], vs.back());
-    vs.pop_back();  // destroys *v: its exec, then its graph
-    break;
+  if (v->bound) {
+    e->bound.reset();  // destroys *v: its exec, then its graph
+  } else {
+    if (evicted) ghosts_.Set(VariantHash(e->hash, v->HashStored()), 1);
+    for (size_t i = 0; i < vs.size(); ++i) {
+      if (vs[i].get() != v) continue;
+      if (i + 1 != vs.size()) std::swap(vs[i], vs.back());
+      vs.pop_back();  // destroys *v: its exec, then its graph
+      break;
+    }
   }
-  if (!vs.empty() || e == keep) return;
+  if (!vs.empty() || e->bound != nullptr || e == keep) return;
   if (evicted) ghosts_.Set(e->hash, 1);
   auto it = map_.find(absl::MakeConstSpan(e->key), e->hash);
   if (it != map_.end()) map_.erase(it);  // destroys *e

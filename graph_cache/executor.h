@@ -35,6 +35,11 @@
 //     none, k < max and (structure, B) seen min_repeats times (a hash-keyed recurrence count;
 //       capture_immediately skips it) and making room would not evict one of this entry's own
 //       variants and the guard allows ──▶ Create a new variant V(k+1) for B
+//     otherwise, options.rebind == kBound, a single call, and the entry's bound exec B serves
+//       the call's stream, device_m and exact M (B is captured from a bound plan at the first
+//       such call; a failed PrepareBound or capture marks the entry and falls through to the
+//       patch below) ──▶ WriteBindings → launch B (a hit, nothing patched; never memoized; a
+//       failed launch takes the write back, drops B and runs directly)
 //     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
 //       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer
@@ -158,6 +163,7 @@ struct ExecutorCounters {
   uint64_t live_bytes = 0;  // their estimated device bytes
   uint64_t thrash_engagements = 0;
   uint64_t fast_hits = 0;  // calls served by the hit memo (no signature built)
+  uint64_t bound_launches = 0;  // calls served by a bound exec (RebindMode::kBound)
   FallbackReason last_fallback = FallbackReason::kNone;
 };
 
@@ -220,7 +226,8 @@ class GraphExecutor {
   struct Counters {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
-        dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0};
+        dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0},
+        bound_launches{0};
     std::atomic<int> last_fallback{0};
   };
   // What the locked part decided: the calls ran from a graph, or they must run directly.
@@ -275,6 +282,13 @@ class GraphExecutor {
   void MemoRememberLocked(Variant* v, size_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes `v` out of the memo.
   void MemoForgetLocked(Variant* v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // RebindMode::kBound: serves `call` from e's bound exec (capturing it first if e has none)
+  // into *out and returns true; false when the bound exec cannot serve it (the caller patches).
+  bool BoundLaunchLocked(Entry* e, const GemmCall& call, const CallSignature& sig,
+                         cudaStream_t stream, Outcome* out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Captures e's bound exec for `call`; nullptr on failure (then e never tries again).
+  Variant* CreateBoundLocked(Entry* e, const GemmCall& call, const CallSignature& sig,
+                             cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Patches a live variant's nodes to these calls' bindings (whose fingerprint is
   // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
   // is left kNone).

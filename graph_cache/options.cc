@@ -26,6 +26,9 @@ absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
     return Bad("m_bucket.multiple", "must be > 0");
   }
   if (o.max_batch_calls < 1) return Bad("max_batch_calls", "must be >= 1");
+  if (o.rebind != RebindMode::kPatch && o.rebind != RebindMode::kBound) {
+    return Bad("rebind", "must be kPatch or kBound");
+  }
   const ThrashGuardOptions& t = o.thrash;
   if (t.window < 1) return Bad("thrash.window", "must be >= 1");
   if (!(t.engage_miss_ratio >= 0.0 && t.engage_miss_ratio <= 1.0)) {

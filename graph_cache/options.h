@@ -35,6 +35,22 @@ struct ThrashGuardOptions {
   int max_cooldown_lookups = 16384;
 };
 
+// How a live structure serves bindings that no variant holds (and that do not get a variant of
+// their own: not recurring, or the structure is full).
+enum class RebindMode : int {
+  // Patch the kernel nodes of the structure's least recently used variant
+  // (cudaGraphExecKernelNodeSetParams): no device cost, ~1.5-2.5 us of host time per node
+  // (benchmarks/micro/node_patch.cu, run 80).
+  kPatch = 0,
+  // Single calls: one more exec per structure, captured from a bound plan
+  // (Nvfp4GroupedGemm::PrepareBound), whose kernels read the call's pointers from the stream's
+  // binding block; each such call writes its pointers into the stream's binding ring and launches
+  // it, with nothing patched. The host pays a few stores; the device pays the fetch kernel in
+  // front of the call. Problems without the token pre-pass, batches, and calls with another
+  // stream, device_m or exact M than the bound exec was captured for are patched as in kPatch.
+  kBound = 1,
+};
+
 struct ExecutorOptions {
   // A structure runs directly until it has been seen this many times; the call that reaches the
   // count is captured (so 1 = capture at first sight).
@@ -69,6 +85,8 @@ struct ExecutorOptions {
   // executor.cc) and whose early reads (weights, weight scales, dynamic M) do not overlap an
   // output of the graph's calls (internal/early_reads.h).
   bool use_pdl = true;
+  // Bindings without a variant of their own (RebindMode above).
+  RebindMode rebind = RebindMode::kPatch;
   // Largest number of calls in one batch (explicit batches and recorded periods).
   int max_batch_calls = 256;
   ThrashGuardOptions thrash;

@@ -101,6 +101,53 @@ TEST_P(ExecutorGpuTest, SwappingBuffersPatchesWithoutNewCaptures) {
   EXPECT_EQ(c.patches, 9u);
 }
 
+// RebindMode::kBound: the swaps of the test above are served by one bound exec (captured at the
+// first swap) with nothing patched; the fake runner has no bound plans and patches.
+TEST_P(ExecutorGpuTest, BoundRebindServesNewBuffersWithoutPatches) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  o.rebind = RebindMode::kBound;
+  Make(o);
+  std::vector<DeviceProblem> ps;
+  std::vector<Outputs> refs;
+  for (int i = 0; i < 4; ++i) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, 20 + i));
+    ps.push_back(std::move(p));
+  }
+  for (auto& p : ps) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
+    refs.push_back(std::move(r));
+  }
+  for (int i = 0; i < 2; ++i) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[0]));
+    EXPECT_EQ(got, refs[0]);
+  }
+  for (int i = 0; i < 12; ++i) {
+    const int j = (i + 1) % 4;
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[j]));
+    EXPECT_EQ(got, refs[j]) << "iteration " << i;
+  }
+  // Back-to-back without syncs: every set in turn, checked at the end.
+  for (int i = 0; i < 4; ++i) ENCORE_ASSERT_OK(ps[i].ClearC(stream_.get()));
+  for (int i = 0; i < 40; ++i) ENCORE_ASSERT_OK(exec_->Run(ps[i % 4].args(), stream_.get()));
+  for (int i = 0; i < 4; ++i) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ps[i].DownloadC(stream_.get()));
+    EXPECT_EQ(got, refs[i]) << "set " << i << " back to back";
+  }
+  const ExecutorCounters c = exec_->counters();
+  if (GetParam().is_fake) {
+    EXPECT_EQ(c.bound_launches, 0u);
+    EXPECT_GT(c.patches, 0u);
+  } else {
+    EXPECT_EQ(c.patches, 0u);
+    EXPECT_EQ(c.captures, 2u) << "the variant and the bound exec";
+    // ps[0]'s calls hit the variant; every other call is a bound launch.
+    EXPECT_EQ(c.bound_launches, 12u - 3u + 30u);
+    EXPECT_EQ(c.live_execs, 2u);
+  }
+}
+
 TEST_P(ExecutorGpuTest, RotatingBufferSetsReplayTheirOwnVariants) {
   ENCORE_SKIP_WITHOUT_GPU();
   ExecutorOptions o;

@@ -206,6 +206,37 @@ TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
   EXPECT_EQ(backend_->patches(), 9);
 }
 
+// RebindMode::kBound with a runner that has no bound plans (the fake: PrepareBound is
+// Unimplemented) serves pointer swaps by patching, as kPatch does, and tries PrepareBound once per
+// structure. (The bound exec itself needs the real kernels: executor_gpu_test.cc
+// BoundRebindServesNewBuffersWithoutPatches.)
+TEST_F(ExecutorTest, BoundRebindFallsBackToPatchingWithoutBoundPlans) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  o.rebind = RebindMode::kBound;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3);
+  RunAndCheck(p1);
+  RunAndCheck(p1);
+  for (int i = 0; i < 9; ++i) {
+    HostProblem& p = i % 3 == 0 ? p2 : (i % 3 == 1 ? p3 : p1);
+    RunAndCheck(p);
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.bound_launches, 0u);
+  EXPECT_EQ(c.captures, 1u) << "no capture attempt for a bound exec without a bound plan";
+  EXPECT_EQ(c.patches, 9u);
+  EXPECT_EQ(c.hits, 9u);
+}
+
+TEST_F(ExecutorTest, RebindModeIsValidated) {
+  ExecutorOptions o;
+  o.rebind = static_cast<RebindMode>(7);
+  auto e = GraphExecutor::CreateWithBackend(&gemm_, std::make_unique<HostGraphBackend>(), o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("rebind"), absl::string_view::npos) << e.status();
+}
+
 // The stream is part of a call's binding: a plan is prepared for its stream (the runner's token
 // workspace of that stream), so the same arguments on another stream never replay a graph whose
 // nodes were prepared for the first one; they get their own variant (or a patch).
