@@ -208,10 +208,12 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
 
-  auto executor = [&](int max_bindings,
-                      std::shared_ptr<gemm::Nvfp4GroupedGemm> runner) -> absl::StatusOr<Cache> {
+  auto executor = [&](int max_bindings, std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
+                      graph_cache::RebindMode rebind =
+                          graph_cache::RebindMode::kPatch) -> absl::StatusOr<Cache> {
     graph_cache::ExecutorOptions o;
     o.max_bindings_per_structure = max_bindings;
+    o.rebind = rebind;
     Cache c{runner, nullptr};
     ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(runner.get(), o));
     return c;
@@ -221,6 +223,10 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
   modes.push_back(std::make_unique<PrebuiltGraphMode>(shared));
   ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));
+  ENCORE_ASSIGN_OR_RETURN(auto rebind_bound,
+                          executor(1, shared, graph_cache::RebindMode::kBound));
+  modes.push_back(
+      std::make_unique<ExecutorMode>("graph_rebind_bound", std::move(rebind_bound)));
   ENCORE_ASSIGN_OR_RETURN(auto batch, executor(16, shared));
   modes.push_back(std::make_unique<BatchMode>("graph_batch", std::move(batch)));
   if (fused != nullptr) {

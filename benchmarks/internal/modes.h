@@ -6,6 +6,8 @@
 //   graph_prebuilt not Encore: per-call graphs captured by hand up front and launched with
 //                  cudaGraphLaunch (graph_per_call's floor with the real graphs)
 //   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
+//   graph_rebind_bound  the same with RebindMode::kBound: one bound exec per structure, the
+//                  call's pointers written into the stream's binding ring (no patches)
 //   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
 //   graph_batch_fused  the same through a runner with the token pre-pass always fused into the
 //                  GEMM (FusePrepass::kAlways; every node after the first behind a PDL
