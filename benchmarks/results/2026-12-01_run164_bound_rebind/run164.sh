@@ -4,7 +4,7 @@
 # swapping tests), the bound kernel test under memcheck, then the main job: 6 processes of
 # //benchmarks:replay pinned to one core (graph_rebind_bound is the new mode).
 # Usage (repo root; carry gpu_s164.tar.xz: gpu_r164/{tests,bin}/*, stripped, with libbenchmark):
-#   bash benchmarks/results/2026-12-02_run164_bound_rebind/run164.sh COMMIT
+#   bash benchmarks/results/2026-12-01_run164_bound_rebind/run164.sh COMMIT
 C=${1:-unknown}
 mkdir -p gb && tar xJf gpu_s164.tar.xz -C gb
 B=gb/gpu_r164
