@@ -42,23 +42,19 @@ __global__ void __launch_bounds__(kFetchThreads, 1)
 #pragma unroll
     for (int i = 0; i < 5; ++i) w[i] = LdRelaxedSys(reinterpret_cast<const uint64_t*>(slot) + i);
   }
-  // Every lane stages a map (a live group's template, else zeros) so that the warp-collective
-  // copy below runs on every lane.
-  if constexpr (kGroups < kFetchThreads) {
-    if (live) {
-      staged[g] = p.b[g];
-    } else {
-      staged[g] = CUtensorMap{};
-    }
-  } else {
-    staged[g] = p.b[g];
-  }
+  if (live) staged[g] = p.b[g];
   GridDependencyWait();
-  const uint32_t smem_map = SmemAddr(&staged[g]);
-  if (live) TensorMapReplaceAddressShared(smem_map, w[2]);
+  if (live) TensorMapReplaceAddressShared(SmemAddr(&staged[g]), w[2]);
   __syncwarp();
+  // NOTES: tensormap.cp_fenceproxy is warp-collective: the warp copies ONE map (every lane gives
+  // the same addresses). So each warp copies its own lanes' maps one after another (run 164: a
+  // map per lane wrote garbage maps, and every TMA through them was an illegal instruction).
+  const int warp_first = g & ~31;
+  const int warp_end = min(warp_first + 32, p.num_groups);
+  for (int j = warp_first; j < warp_end; ++j) {
+    TensorMapCopyRelease(&dev->groups[j].b, SmemAddr(&staged[j]));
+  }
   BoundGroup* out = &dev->groups[g];
-  TensorMapCopyRelease(&out->b, smem_map);
   if (live) {
     out->a = reinterpret_cast<const uint8_t*>(w[0]);
     out->sfa = reinterpret_cast<const uint8_t*>(w[1]);

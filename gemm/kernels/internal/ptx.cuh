@@ -104,7 +104,7 @@ __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
 }
 // Tensor maps rewritten on the device (bound plans, sm90_nvfp4_bind_fetch.cuh): the writer
 // replaces the global address of a copy in shared memory, then copies it to global memory with
-// a tensormap-proxy release (warp-collective: every lane of the warp, each its own map); every
+// a tensormap-proxy release (warp-collective: the lanes of a warp copy ONE map together); every
 // CTA that uses such a map acquires it first (stream order alone does not order the tensormap
 // proxy).
 __device__ __forceinline__ void TensorMapReplaceAddressShared(uint32_t smem_map, uint64_t addr) {
