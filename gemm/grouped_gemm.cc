@@ -466,6 +466,8 @@ struct BindingRing {
   const sm90::HostBinding* slots_device = nullptr;     // device view
   const volatile uint32_t* consumed = nullptr;         // host view
   uint32_t* consumed_device = nullptr;                 // device view
+  uint32_t* tags = nullptr;                            // host view: slot s holds launch tags[s]
+  const uint32_t* tags_device = nullptr;
   uint32_t next = 0;           // bound launches written (32-bit, like the device's count)
   uint32_t consumed_seen = 0;  // the last value read from `consumed`
 
@@ -479,7 +481,9 @@ struct BindingRing {
     ENCORE_RETURN_IF_CUDA_ERROR(
         cudaMemsetAsync(r->device_buffer.get(), 0, sizeof(sm90::BindingRingDevice), stream),
         "cudaMemsetAsync (binding block)");
-    ENCORE_ASSIGN_OR_RETURN(r->host_buffer, PinnedHostBuffer::Create(kSlotsBytes + 64));
+    ENCORE_ASSIGN_OR_RETURN(
+        r->host_buffer,
+        PinnedHostBuffer::Create(kSlotsBytes + 64 + sizeof(uint32_t) * sm90::kBindingRingSlots));
     r->device = r->device_buffer.as<sm90::BindingRingDevice>();
     r->slots = static_cast<sm90::HostBinding*>(r->host_buffer.host());
     r->slots_device = static_cast<const sm90::HostBinding*>(r->host_buffer.device());
@@ -487,6 +491,12 @@ struct BindingRing {
         static_cast<char*>(r->host_buffer.host()) + kSlotsBytes);
     r->consumed_device =
         reinterpret_cast<uint32_t*>(static_cast<char*>(r->host_buffer.device()) + kSlotsBytes);
+    r->tags =
+        reinterpret_cast<uint32_t*>(static_cast<char*>(r->host_buffer.host()) + kSlotsBytes + 64);
+    r->tags_device = reinterpret_cast<const uint32_t*>(
+        static_cast<char*>(r->host_buffer.device()) + kSlotsBytes + 64);
+    // No slot is written yet: a tag that no launch number matches before its slot is written.
+    for (int i = 0; i < sm90::kBindingRingSlots; ++i) r->tags[i] = ~uint32_t{0};
     return r;
   }
 
@@ -514,12 +524,16 @@ struct BindingRing {
     for (const GroupProblem& p : args.groups) {
       *slot++ = sm90::HostBinding{p.a, p.sfa, p.b, p.sfb, p.c};
     }
+    tags[next % kSlots] = next;
     std::atomic_thread_fence(std::memory_order_release);
     ++next;
     return absl::OkStatus();
   }
 
-  void Unwrite() { --next; }
+  void Unwrite() {
+    --next;
+    tags[next % sm90::kBindingRingSlots] = ~uint32_t{0};
+  }
 };
 
 class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
@@ -902,6 +916,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     for (int s = 0; s < num_groups; ++s) fetch->b[params->info[s].orig] = params->maps[s].b;
     fetch->ring = ring.slots_device;
     fetch->consumed = ring.consumed_device;
+    fetch->tags = ring.tags_device;
     fetch->device = ring.device;
     fetch->num_groups = num_groups;
     params->bound = ring.device->groups;

@@ -39,9 +39,16 @@ __global__ void __launch_bounds__(kFetchThreads, 1)
   if (live) {
     const HostBinding* slot =
         p.ring + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + g;
+    // Cache-volatile loads (a system-memory line is never served stale from a cache), weak so
+    // that the five are in flight together: one round trip over the bus.
 #pragma unroll
-    for (int i = 0; i < 5; ++i) w[i] = LdRelaxedSys(reinterpret_cast<const uint64_t*>(slot) + i);
+    for (int i = 0; i < 5; ++i) w[i] = __ldcv(reinterpret_cast<const unsigned long long*>(slot) + i);
   }
+  // The ring's tag of this slot: the host's launch number n for slot n % slots. A slot written
+  // for another launch means a WriteBindings without its launch (or a launch without one): the
+  // bindings would be another call's, so the grid traps instead (a sticky error, never silently
+  // wrong outputs).
+  if (g == 0 && __ldcv(p.tags + seq % kBindingRingSlots) != seq) __trap();
   if (live) staged[g] = p.b[g];
   GridDependencyWait();
   if (live) TensorMapReplaceAddressShared(SmemAddr(&staged[g]), w[2]);

@@ -165,14 +165,27 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if ((tid & 31) == 0) {
         const uint64_t pol_first = PolicyEvictFirst();
         const uint64_t pol_last = PolicyEvictLast();
+        // kBound: the weight scales of the last group seen, and the groups whose weight maps this
+        // CTA acquired (once each: the map does not change during the grid).
+        [[maybe_unused]] int bound_orig = -1;
+        [[maybe_unused]] const uint8_t* bound_sfb = nullptr;
+        [[maybe_unused]] uint64_t acquired = 0;
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;
           if constexpr (kBound) {
-            const BoundGroup& bg = p.bound[p.info[tc.slot].orig];
+            const int orig = p.info[tc.slot].orig;
+            const BoundGroup& bg = p.bound[orig];
+            if (orig != bound_orig) {
+              bound_orig = orig;
+              bound_sfb = LdPointerCg(&bg.sfb);
+              if (((acquired >> orig) & 1) == 0) {
+                TensorMapAcquire(&bg.b);
+                acquired |= uint64_t{1} << orig;
+              }
+            }
             GroupInfo gi = p.info[tc.slot];
-            gi.sfb = LdPointerCg(&bg.sfb);
-            TensorMapAcquire(&bg.b);
+            gi.sfb = bound_sfb;
             ProducerTile<kSrc>(&p.maps[tc.slot].a, &bg.b, gi, tc, sm, it, w.kb0, w.kb1,
                                pol_first, pol_last);
           } else {
@@ -227,6 +240,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);
+      // kBound: the output pointer loaded before the loop (its latency hidden behind it).
+      [[maybe_unused]] uint16_t* bound_c = nullptr;
+      if constexpr (kBound) bound_c = LdPointerCg(&p.bound[p.info[tc.slot].orig].c);
       ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4, !kStreamed>(
           p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
@@ -240,7 +256,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       }
       if constexpr (kBound) {
         GroupInfo gi = p.info[tc.slot];
-        gi.c = LdPointerCg(&p.bound[gi.orig].c);
+        gi.c = bound_c;
         EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(gi, out_map, tc, sm, cw, ct, epi_buf,
                                                            acc);
       } else {

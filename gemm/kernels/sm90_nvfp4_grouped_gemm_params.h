@@ -374,6 +374,7 @@ template <int kGroups>
 struct alignas(64) FetchParams {
   CUtensorMap b[kGroups];      // weight maps by caller group index (the plan's; templates)
   const HostBinding* ring;     // kBindingRingSlots x kMaxBoundGroups, device view of pinned host
+  const uint32_t* tags;        // kBindingRingSlots: slot s holds launch tags[s] (pinned host)
   uint32_t* consumed;          // device view of a pinned host word: the fetches done (seq + 1)
   BindingRingDevice* device;   // the stream's binding block and sequence number
   int num_groups;

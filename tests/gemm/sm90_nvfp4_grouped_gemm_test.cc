@@ -776,9 +776,11 @@ TEST_F(Sm90GemmTest, BoundPlansServeAnyBuffersOfTheirStructure) {
       devs.push_back(std::move(*dev));
     }
     auto plan = std::make_unique<LaunchPlan>();
-    EXPECT_EQ(gemm->WriteBindings(devs[0].args(), stream->get()).code(),
-              absl::StatusCode::kFailedPrecondition)
-        << "no ring before the first PrepareBound";
+    if (&c == &cases[0]) {
+      EXPECT_EQ(gemm->WriteBindings(devs[0].args(), stream->get()).code(),
+                absl::StatusCode::kFailedPrecondition)
+          << "no ring before the first PrepareBound";
+    }
     ENCORE_ASSERT_OK(gemm->PrepareBound(devs[0].args(), plan.get(), c.kind, stream->get()));
     ASSERT_TRUE(plan->bound()) << what;
     ASSERT_TRUE(plan->has_pre()) << what;

@@ -131,12 +131,7 @@ template <typename T>
 __device__ __forceinline__ T* LdPointerCg(T* const* p) {
   return reinterpret_cast<T*>(__ldcg(reinterpret_cast<const unsigned long long*>(p)));
 }
-// Host-written memory read over the bus (system scope, never a stale cached copy).
-__device__ __forceinline__ uint64_t LdRelaxedSys(const void* p) {
-  uint64_t v;
-  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
+// A word the host reads over the bus (system scope).
 __device__ __forceinline__ void StRelaxedSys(uint32_t* p, uint32_t v) {
   asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
