@@ -169,6 +169,11 @@ struct CallMode {
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
   StreamTiles stream = StreamTiles::kAuto;  // RunnerOptions::stream_simple_tiles
+  // Bound plans (PrepareBound for the benchmark's stream; WriteBindings before every launch):
+  // kAll the whole call (fetch, pre-pass, GEMM); kNoFetch without the fetch kernel (the bound
+  // pre-pass and GEMM reading the binding block the last fetch left: their own cost, wrong
+  // outputs on purpose); kFetchOnly the fetch kernels alone.
+  enum class Bound { kNo, kAll, kNoFetch, kFetchOnly } bound = Bound::kNo;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -321,21 +326,64 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
   // stream takes one of the runner's max_token_workspaces slots.
+  // (Bound plans are prepared for the stream they run on, its binding ring and workspace: one
+  // stream for every bound benchmark, so that they take one of the runner's
+  // max_token_workspaces slots.)
+  using Bound = CallMode::Bound;
+  const bool bound = how.bound != Bound::kNo;
+  static absl::StatusOr<encore::Stream>* bound_stream = new absl::StatusOr<encore::Stream>(encore::Stream::Create());
+  absl::StatusOr<encore::Stream> own_stream = bound ? absl::StatusOr<encore::Stream>(encore::Stream())
+                                            : absl::StatusOr<encore::Stream>(encore::Stream::Create());
+  absl::StatusOr<encore::Stream>& stream = bound ? *bound_stream : own_stream;
+  Check(stream.status());
   std::vector<std::unique_ptr<LaunchPlan>> plans;
   for (InputSet& s : sets) {
     plans.push_back(std::make_unique<LaunchPlan>());
-    Check(gemm->Prepare(GroupedGemmArguments{s.groups, nullptr}, plans.back().get(), kind));
+    const GroupedGemmArguments args{s.groups, nullptr};
+    if (bound) {
+      Check(gemm->PrepareBound(args, plans.back().get(), kind, stream->get()));
+    } else {
+      Check(gemm->Prepare(args, plans.back().get(), kind));
+    }
   }
-  auto stream = Stream::Create();
-  Check(stream.status());
+  // Every launch of a bound plan writes its set's bindings first (also where the fetch is cut
+  // off below: the kernels then read what the last fetch left).
+  auto launch = [&](size_t i) {
+    if (how.bound == Bound::kAll || how.bound == Bound::kFetchOnly) {
+      Check(gemm->WriteBindings(GroupedGemmArguments{sets[i].groups, nullptr}, stream->get()));
+    }
+    Check(gemm->Launch(*plans[i], stream->get(), pdl));
+  };
   auto start = Event::Create(), stop = Event::Create();
   Check(start.status());
   Check(stop.status());
   DeviceBuffer& flush = FlushBuffer();
   // Split calls (part != kCall) keep the caller's flag; whole calls launch as Run does.
   if (part == Part::kCall) pdl = pdl || plans[0]->prefers_pdl;
-  for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
+  if (bound) {
+    for (size_t i = 0; i < plans.size(); ++i) {
+      Check(gemm->WriteBindings(GroupedGemmArguments{sets[i].groups, nullptr}, stream->get()));
+      Check(gemm->Launch(*plans[i], stream->get(), pdl));  // warm-up (and the block filled)
+    }
+  } else {
+    for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
+  }
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
+  if (how.bound == Bound::kNoFetch) {
+    for (auto& p : plans) p->fetch.function = nullptr;
+  } else if (how.bound == Bound::kFetchOnly) {
+    for (auto& p : plans) {
+      p->function = p->fetch.function;
+      p->grid = p->fetch.grid;
+      p->block = p->fetch.block;
+      p->dynamic_smem_bytes = 0;
+      p->supports_pdl = true;
+      p->params_bytes = p->fetch.params_bytes;
+      std::memcpy(p->params, p->fetch.params, p->fetch.params_bytes);
+      p->fetch.function = nullptr;
+      p->pre.function = nullptr;
+    }
+  }
   const bool had_pre = plans[0]->has_pre();
   if (part != Part::kCall) {
     if (!had_pre) {
@@ -347,7 +395,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   for (auto _ : state) {
     Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream->get()), "L2 flush");
     Check(cudaEventRecord(start->get(), stream->get()), "record");
-    for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));
+    for (size_t i = 0; i < plans.size(); ++i) launch(i);
     Check(cudaEventRecord(stop->get(), stream->get()), "record");
     Check(cudaEventSynchronize(stop->get()), "sync");
     float ms_elapsed = 0;
@@ -366,7 +414,11 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   static std::set<std::string> printed;  // once per benchmark, not per repetition
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
-  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), had_pre ? "+prepass" : "",
+  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "",
+                              how.bound == Bound::kNoFetch    ? " (no fetch)"
+                              : how.bound == Bound::kFetchOnly ? " (fetch only)"
+                                                               : "",
+                              had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
@@ -524,6 +576,19 @@ void Register(int sm_count) {
     }
     for (TokenPrepass mode : {TokenPrepass::kNever, TokenPrepass::kAlways}) {
       RegisterShape("fewtiles", s, KernelKind::kSimple, 15, mode);
+    }
+  }
+  // Bound plans (rebind without node patches), whole and in parts, beside auto/pdl.
+  for (const BenchShape* s : {&kShapes[0], &kShapes[1], &kShapes[2], &kShapes[3],
+                              &kFewTileShapes[2]}) {
+    const std::string base = absl::StrCat(s == &kFewTileShapes[2] ? "fewtiles/" : "gpumode/",
+                                          s->name, "/auto/bound");
+    for (auto [suffix, part] : {std::pair{"", CallMode::Bound::kAll},
+                                std::pair{"/nofetch", CallMode::Bound::kNoFetch},
+                                std::pair{"/fetchonly", CallMode::Bound::kFetchOnly}}) {
+      CallMode how;
+      how.bound = part;
+      RegisterTimed(base + suffix, s->m, s->n, s->k, KernelKind::kAuto, 10, how);
     }
   }
   for (const BenchShape& s : kShapes) {
