@@ -377,7 +377,9 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
       p->grid = p->fetch.grid;
       p->block = p->fetch.block;
       p->dynamic_smem_bytes = 0;
-      p->supports_pdl = true;
+      // (Not behind a PDL edge: a fetch reads the sequence number before its wait, which only
+      // the fetch before it writes; in a bound call a pre-pass and a GEMM sit between them.)
+      p->supports_pdl = false;
       p->params_bytes = p->fetch.params_bytes;
       std::memcpy(p->params, p->fetch.params, p->fetch.params_bytes);
       p->fetch.function = nullptr;

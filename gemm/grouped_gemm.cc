@@ -582,6 +582,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
     ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/true));
+    if (ring == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "PrepareBound: no binding ring for this stream: ", max_token_workspaces_,
+          " streams own workspaces already (RunnerOptions::max_token_workspaces)"));
+    }
     const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
     return cap == 8 ? Fill<8>(args, plan, kind, stream, ring)
                     : Fill<64>(args, plan, kind, stream, ring);

@@ -9,7 +9,10 @@
 // Example (launched first, on the plan's stream; LaunchPlan::fetch):
 //   Sm90BindFetchKernel<8><<<1, kFetchThreads>>>(fetch_params);
 //
-// NOTES: the ring is read before griddepcontrol.wait (it depends on nothing on the device: the
+// NOTES: the sequence number and the ring are read before griddepcontrol.wait: only the previous
+// fetch on the stream writes the number, and in every chain a bound call builds (fetch, pre-pass,
+// GEMM; a graph's first node) that fetch has completed before this one can start (a PDL edge
+// from one fetch straight to the next would break this). The ring is read early (it depends on nothing on the device: the
 // host filled the slot before it enqueued this launch), the block written after it (the kernels
 // of the previous bound call on this stream may still read it until then). The block is one per
 // stream, so bound calls on one stream run one after another (stream order), never two at once.
@@ -28,7 +31,6 @@ template <int kGroups>
 __global__ void __launch_bounds__(kFetchThreads, 1)
     Sm90BindFetchKernel(const __grid_constant__ FetchParams<kGroups> p) {
   static_assert(kGroups <= kFetchThreads, "one thread per group");
-  __shared__ alignas(128) CUtensorMap staged[kFetchThreads];
   // The dependents (the token pre-pass) may launch now: they wait for this grid's completion.
   GridDependentsLaunch();
   const int g = static_cast<int>(threadIdx.x);
@@ -49,19 +51,20 @@ __global__ void __launch_bounds__(kFetchThreads, 1)
   // bindings would be another call's, so the grid traps instead (a sticky error, never silently
   // wrong outputs).
   if (g == 0 && __ldcv(p.tags + seq % kBindingRingSlots) != seq) __trap();
-  if (live) staged[g] = p.b[g];
   GridDependencyWait();
-  if (live) TensorMapReplaceAddressShared(SmemAddr(&staged[g]), w[2]);
-  __syncwarp();
-  // NOTES: tensormap.cp_fenceproxy is warp-collective: the warp copies ONE map (every lane gives
-  // the same addresses). So each warp copies its own lanes' maps one after another (run 164: a
-  // map per lane wrote garbage maps, and every TMA through them was an illegal instruction).
-  const int warp_first = g & ~31;
-  const int warp_end = min(warp_first + 32, p.num_groups);
-  for (int j = warp_first; j < warp_end; ++j) {
-    TensorMapCopyRelease(&dev->groups[j].b, SmemAddr(&staged[j]));
-  }
   BoundGroup* out = &dev->groups[g];
+  if (live) {
+    // The plan's weight map with this call's weights: copied with generic stores, its address
+    // replaced in place, released to the tensormap proxy (each thread its own map, in parallel;
+    // the GEMM acquires it). NOTES: run 165 measured the warp-collective form
+    // (tensormap.cp_fenceproxy from shared memory, one map per warp at a time) at 5.5 us a fetch.
+    const uint4* src = reinterpret_cast<const uint4*>(&p.b[g]);
+    uint4* dst = reinterpret_cast<uint4*>(&out->b);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) dst[i] = src[i];
+    TensorMapReplaceAddressGlobal(&out->b, w[2]);
+    FenceTensorMapRelease();
+  }
   if (live) {
     out->a = reinterpret_cast<const uint8_t*>(w[0]);
     out->sfa = reinterpret_cast<const uint8_t*>(w[1]);

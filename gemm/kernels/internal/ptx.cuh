@@ -113,6 +113,17 @@ __device__ __forceinline__ void TensorMapReplaceAddressShared(uint32_t smem_map,
                "l"(addr)
                : "memory");
 }
+__device__ __forceinline__ void TensorMapReplaceAddressGlobal(CUtensorMap* map, uint64_t addr) {
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "l"(addr)
+               : "memory");
+}
+// Orders this thread's earlier writes of tensor maps (generic proxy) before the tensormap-proxy
+// reads of any thread that acquires them.
+__device__ __forceinline__ void FenceTensorMapRelease() {
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+}
 __device__ __forceinline__ void TensorMapCopyRelease(void* global_map, uint32_t smem_map) {
   asm volatile(
       "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
