@@ -925,6 +925,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     fetch->device = ring.device;
     fetch->num_groups = num_groups;
     params->bound = ring.device->groups;
+    params->ring = sm90::BindingRingRef{ring.slots_device, ring.tags_device, ring.device};
     pre->bound = ring.device->groups;
     plan->fetch.function = sm90::FetchFunction(kGroups);
     plan->fetch.grid = dim3(1, 1, 1);

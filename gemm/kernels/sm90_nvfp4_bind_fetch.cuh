@@ -9,13 +9,15 @@
 // Example (launched first, on the plan's stream; LaunchPlan::fetch):
 //   Sm90BindFetchKernel<8><<<1, kFetchThreads>>>(fetch_params);
 //
-// NOTES: the sequence number and the ring are read before griddepcontrol.wait: only the previous
-// fetch on the stream writes the number, and in every chain a bound call builds (fetch, pre-pass,
-// GEMM; a graph's first node) that fetch has completed before this one can start (a PDL edge
-// from one fetch straight to the next would break this). The ring is read early (it depends on nothing on the device: the
-// host filled the slot before it enqueued this launch), the block written after it (the kernels
-// of the previous bound call on this stream may still read it until then). The block is one per
-// stream, so bound calls on one stream run one after another (stream order), never two at once.
+// NOTES: the sequence number is read before griddepcontrol.wait: only the previous fetch on the
+// stream writes it, and in every chain a bound call builds (fetch, pre-pass, GEMM; a graph's first
+// node) that fetch has completed before this one can start (a PDL edge from one fetch straight to
+// the next would break this). Everything else comes after the wait: the staged bindings (written
+// by the previous GEMM, complete then) and the block (its kernels may read it until then). The
+// block is one per stream, so bound calls on one stream run one after another, never two at once.
+// Run 165: with the ring read over the bus on the call's critical path, a fetch added ~4.5 us of
+// device time to every call, the bound pre-pass and GEMM themselves 0-0.3 us (1.6 on GPU MODE
+// shape 0); hence the prefetch by the previous GEMM (internal/bind_prefetch.cuh).
 #pragma once
 
 #include <cuda.h>
@@ -37,27 +39,39 @@ __global__ void __launch_bounds__(kFetchThreads, 1)
   BindingRingDevice* dev = p.device;
   const uint32_t seq = __ldcg(&dev->seq);  // written only by the previous fetch on this stream
   const bool live = g < p.num_groups;
-  uint64_t w[5] = {0, 0, 0, 0, 0};
-  if (live) {
-    const HostBinding* slot =
-        p.ring + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + g;
-    // Cache-volatile loads (a system-memory line is never served stale from a cache), weak so
-    // that the five are in flight together: one round trip over the bus.
-#pragma unroll
-    for (int i = 0; i < 5; ++i) w[i] = __ldcv(reinterpret_cast<const unsigned long long*>(slot) + i);
-  }
-  // The ring's tag of this slot: the host's launch number n for slot n % slots. A slot written
-  // for another launch means a WriteBindings without its launch (or a launch without one): the
-  // bindings would be another call's, so the grid traps instead (a sticky error, never silently
-  // wrong outputs).
-  if (g == 0 && __ldcv(p.tags + seq % kBindingRingSlots) != seq) __trap();
   GridDependencyWait();
+  // The bindings: prefetched by the GEMM of the previous bound call on this stream (complete now)
+  // when the host had written them by then, else from the ring over the bus.
+  uint64_t w[5] = {0, 0, 0, 0, 0};
+  if (LdAcquireGpu(&dev->staged_tag) == seq + 1) {
+    if (live) {
+#pragma unroll
+      for (int i = 0; i < 5; ++i) {
+        w[i] = __ldcg(reinterpret_cast<const unsigned long long*>(&dev->staged[g]) + i);
+      }
+    }
+  } else {
+    if (live) {
+      const HostBinding* slot =
+          p.ring + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + g;
+      // Cache-volatile loads (a system-memory line is never served stale from a cache), weak so
+      // that the five are in flight together: one round trip over the bus.
+#pragma unroll
+      for (int i = 0; i < 5; ++i) {
+        w[i] = __ldcv(reinterpret_cast<const unsigned long long*>(slot) + i);
+      }
+    }
+    // The ring's tag of this slot: the host's launch number n for slot n % slots. A slot written
+    // for another launch means a WriteBindings without its launch (or a launch without one): the
+    // bindings would be another call's, so the grid traps instead (a sticky error, never silently
+    // wrong outputs).
+    if (g == 0 && __ldcv(p.tags + seq % kBindingRingSlots) != seq) __trap();
+  }
   BoundGroup* out = &dev->groups[g];
   if (live) {
     // The plan's weight map with this call's weights: copied with generic stores, its address
     // replaced in place, released to the tensormap proxy (each thread its own map, in parallel;
-    // the GEMM acquires it). NOTES: run 165 measured the warp-collective form
-    // (tensormap.cp_fenceproxy from shared memory, one map per warp at a time) at 5.5 us a fetch.
+    // the GEMM acquires it).
     const uint4* src = reinterpret_cast<const uint4*>(&p.b[g]);
     uint4* dst = reinterpret_cast<uint4*>(&out->b);
 #pragma unroll

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 
+#include "gemm/kernels/internal/bind_prefetch.cuh"
 #include "gemm/kernels/internal/consumer.cuh"
 #include "gemm/kernels/internal/epilogue.cuh"
 #include "gemm/kernels/internal/fused_prepass.cuh"
@@ -204,6 +205,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     } else if constexpr (P::kPrepass) {
       if constexpr (kFused) {
         if (warp == 2) FusedPrepassCountPassed(p, tid & 31);
+      }
+      if constexpr (kBound) {
+        // The next bound call's bindings, read over the bus while this one computes (warp 2 is
+        // otherwise idle): its fetch then reads them from device memory (sm90_nvfp4_bind_fetch.cuh).
+        if (warp == 2 && blockIdx.x == 0) PrefetchNextBindings(p.ring, tid & 31);
       }
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();

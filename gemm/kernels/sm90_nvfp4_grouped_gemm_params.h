@@ -364,11 +364,20 @@ struct alignas(128) BoundGroup {
   const uint8_t* sfb;
   uint16_t* c;
 };
-// The stream's ring state on the device: the fetch kernel's sequence number (slot seq % slots is
-// the next to read), zero when allocated.
+// The stream's ring state on the device, zero when allocated: the binding block the kernels read,
+// the fetch kernel's sequence number (slot seq % slots is the next to read), and the next call's
+// slot as the GEMM before it prefetched it (staged_tag = its launch number + 1; 0: none).
 struct BindingRingDevice {
   BoundGroup groups[kMaxBoundGroups];
+  HostBinding staged[kMaxBoundGroups];
   uint32_t seq;
+  uint32_t staged_tag;
+};
+// Where a bound GEMM finds the ring to prefetch the next call's slot from (Params::ring).
+struct BindingRingRef {
+  const HostBinding* slots;  // device view of the pinned slots
+  const uint32_t* tags;      // device view of the pinned tags
+  BindingRingDevice* device;
 };
 template <int kGroups>
 struct alignas(64) FetchParams {
@@ -514,8 +523,10 @@ struct alignas(64) Params : OutputMaps<kGroups> {
   uint16_t packed_begin[kMaxPackedCtas + 1];
   uint16_t packed_tiles[kMaxPackedTiles];
   PrepassParams<kGroups> pre;
-  // Bound plans (the kernels instantiated with kBound): the stream's binding block; else nullptr.
+  // Bound plans (the kernels instantiated with kBound): the stream's binding block, and its ring
+  // (CTA 0 prefetches the next bound call's slot while this GEMM runs); else nullptr.
   const BoundGroup* bound;
+  BindingRingRef ring;
 };
 
 

@@ -102,17 +102,10 @@ __device__ __forceinline__ void BulkWaitGroupRead() {
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
-// Tensor maps rewritten on the device (bound plans, sm90_nvfp4_bind_fetch.cuh): the writer
-// replaces the global address of a copy in shared memory, then copies it to global memory with
-// a tensormap-proxy release (warp-collective: the lanes of a warp copy ONE map together); every
-// CTA that uses such a map acquires it first (stream order alone does not order the tensormap
-// proxy).
-__device__ __forceinline__ void TensorMapReplaceAddressShared(uint32_t smem_map, uint64_t addr) {
-  asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(
-                   smem_map),
-               "l"(addr)
-               : "memory");
-}
+// Tensor maps rewritten on the device (bound plans, sm90_nvfp4_bind_fetch.cuh): the writer copies
+// the map into global memory, replaces its global address there and releases it to the tensormap
+// proxy; every CTA that uses such a map acquires it first (stream order alone does not order the
+// tensormap proxy).
 __device__ __forceinline__ void TensorMapReplaceAddressGlobal(CUtensorMap* map, uint64_t addr) {
   asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
@@ -123,13 +116,6 @@ __device__ __forceinline__ void TensorMapReplaceAddressGlobal(CUtensorMap* map, 
 // reads of any thread that acquires them.
 __device__ __forceinline__ void FenceTensorMapRelease() {
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
-}
-__device__ __forceinline__ void TensorMapCopyRelease(void* global_map, uint32_t smem_map) {
-  asm volatile(
-      "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
-      "[%0], [%1], 128;" ::"l"(reinterpret_cast<uint64_t>(global_map)),
-      "r"(smem_map)
-      : "memory");
 }
 __device__ __forceinline__ void TensorMapAcquire(const CUtensorMap* map) {
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(
@@ -172,6 +158,10 @@ __device__ __forceinline__ uint32_t LdAcquireGpu(const uint32_t* p) {
   uint32_t v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
+}
+
+__device__ __forceinline__ void StReleaseGpu(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 __device__ __forceinline__ void RedReleaseGpuAdd(uint32_t* p, uint32_t v) {
