@@ -377,8 +377,8 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
       p->grid = p->fetch.grid;
       p->block = p->fetch.block;
       p->dynamic_smem_bytes = 0;
-      // (Not behind a PDL edge: a fetch reads the sequence number before its wait, which only
-      // the fetch before it writes; in a bound call a pre-pass and a GEMM sit between them.)
+      // (Not behind PDL edges: what a fetch costs on a call's critical path, its launch
+      // included.)
       p->supports_pdl = false;
       p->params_bytes = p->fetch.params_bytes;
       std::memcpy(p->params, p->fetch.params, p->fetch.params_bytes);

@@ -1,20 +1,20 @@
 // The fetch kernel of bound plans (rebind without node patches): the first kernel of a bound
-// call. One CTA of kFetchThreads threads, thread g for caller group g: reads the group's pointers
-// from the stream's binding ring (pinned host memory, the slot the device's sequence number names),
-// then writes the stream's binding block (sm90_nvfp4_grouped_gemm_params.h BoundGroup): the
-// pointers, and the plan's weight map with its global address replaced. The token pre-pass and
-// the GEMM of the call read the block after their griddepcontrol.wait (the pre-pass waits for
-// this grid; the GEMM starts only after every pre-pass block waited and triggered).
+// call. One CTA of kFetchThreads threads, thread g for caller group g: takes the group's pointers
+// from the copy the previous bound GEMM on the stream prefetched (internal/bind_prefetch.cuh), or
+// from the stream's binding ring over the bus (pinned host memory, the slot the device's sequence
+// number names), then writes the stream's binding block (sm90_nvfp4_grouped_gemm_params.h
+// BoundGroup): the pointers, and the plan's weight map with its global address replaced. The
+// token pre-pass reads the block after its griddepcontrol.wait (it waits for this grid); the GEMM
+// starts only after every pre-pass block waited and triggered, so even its early weight loads see
+// the block.
 //
 // Example (launched first, on the plan's stream; LaunchPlan::fetch):
 //   Sm90BindFetchKernel<8><<<1, kFetchThreads>>>(fetch_params);
 //
-// NOTES: the sequence number is read before griddepcontrol.wait: only the previous fetch on the
-// stream writes it, and in every chain a bound call builds (fetch, pre-pass, GEMM; a graph's first
-// node) that fetch has completed before this one can start (a PDL edge from one fetch straight to
-// the next would break this). Everything else comes after the wait: the staged bindings (written
-// by the previous GEMM, complete then) and the block (its kernels may read it until then). The
-// block is one per stream, so bound calls on one stream run one after another, never two at once.
+// NOTES: everything is read and written after griddepcontrol.wait (the previous bound call's
+// kernels, which read the block and wrote the staged bindings, are then complete; in a graph the
+// fetch is the first node and the wait returns at once). The block is one per stream, so bound
+// calls on one stream run one after another, never two at once.
 // Run 165: with the ring read over the bus on the call's critical path, a fetch added ~4.5 us of
 // device time to every call, the bound pre-pass and GEMM themselves 0-0.3 us (1.6 on GPU MODE
 // shape 0); hence the prefetch by the previous GEMM (internal/bind_prefetch.cuh).
@@ -37,20 +37,22 @@ __global__ void __launch_bounds__(kFetchThreads, 1)
   GridDependentsLaunch();
   const int g = static_cast<int>(threadIdx.x);
   BindingRingDevice* dev = p.device;
-  const uint32_t seq = __ldcg(&dev->seq);  // written only by the previous fetch on this stream
   const bool live = g < p.num_groups;
   GridDependencyWait();
-  // The bindings: prefetched by the GEMM of the previous bound call on this stream (complete now)
-  // when the host had written them by then, else from the ring over the bus.
+  // After the wait nothing writes these (the previous bound call's kernels are complete): the
+  // sequence number, the staged tag and the staged bindings load together, one round trip. The
+  // bindings were prefetched by the GEMM of that call when the host had written them by then;
+  // else they come from the ring over the bus.
+  const uint32_t seq = __ldcg(&dev->seq);
+  const uint32_t staged_tag = __ldcg(&dev->staged_tag);
   uint64_t w[5] = {0, 0, 0, 0, 0};
-  if (LdAcquireGpu(&dev->staged_tag) == seq + 1) {
-    if (live) {
+  if (live) {
 #pragma unroll
-      for (int i = 0; i < 5; ++i) {
-        w[i] = __ldcg(reinterpret_cast<const unsigned long long*>(&dev->staged[g]) + i);
-      }
+    for (int i = 0; i < 5; ++i) {
+      w[i] = __ldcg(reinterpret_cast<const unsigned long long*>(&dev->staged[g]) + i);
     }
-  } else {
+  }
+  if (staged_tag != seq + 1) {
     if (live) {
       const HostBinding* slot =
           p.ring + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + g;
