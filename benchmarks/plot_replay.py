@@ -23,7 +23,7 @@ def main(src: str, dst: str) -> None:
     tiny = [m.get("tiny_host_us_per_call", 0.0) for m in modes]
     floors = data["floors_us"]
 
-    fig, ax = plt.subplots(figsize=(9, 4.8), dpi=120)
+    fig, ax = plt.subplots(figsize=(10, 5.2), dpi=120)
     x = range(len(names))
     w = 0.4
     b1 = ax.bar([i - w / 2 for i in x], host, w, label="GPU MODE shapes (geomean)")
@@ -43,7 +43,7 @@ def main(src: str, dst: str) -> None:
         ax.axhline(floors[key], color="gray", linestyle=ls, linewidth=1,
                    label=f"floor: {label} ({floors[key]:.2f} µs)")
     ax.set_xticks(list(x))
-    ax.set_xticklabels(names, rotation=15)
+    ax.set_xticklabels(names, rotation=25)
     ax.set_ylabel("host µs per call")
     ax.set_yscale("log")
     ax.set_title(f"Encore: host cost per grouped-GEMM call by launch mode\n"
