@@ -331,9 +331,11 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   // max_token_workspaces slots.)
   using Bound = CallMode::Bound;
   const bool bound = how.bound != Bound::kNo;
-  static absl::StatusOr<encore::Stream>* bound_stream = new absl::StatusOr<encore::Stream>(encore::Stream::Create());
-  absl::StatusOr<encore::Stream> own_stream = bound ? absl::StatusOr<encore::Stream>(encore::Stream())
-                                            : absl::StatusOr<encore::Stream>(encore::Stream::Create());
+  static absl::StatusOr<encore::Stream>* bound_stream =
+      new absl::StatusOr<encore::Stream>(encore::Stream::Create());
+  absl::StatusOr<encore::Stream> own_stream =
+      bound ? absl::StatusOr<encore::Stream>(encore::Stream())
+            : absl::StatusOr<encore::Stream>(encore::Stream::Create());
   absl::StatusOr<encore::Stream>& stream = bound ? *bound_stream : own_stream;
   Check(stream.status());
   std::vector<std::unique_ptr<LaunchPlan>> plans;

@@ -171,9 +171,9 @@ struct LaunchPlan {
   // True when two plans launch the same kernels with the same shapes and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
     return fetch.SameLaunch(o.fetch) && pre.SameLaunch(o.pre) && function == o.function &&
-           internal::SameDims(grid, o.grid) &&
-           internal::SameDims(block, o.block) && dynamic_smem_bytes == o.dynamic_smem_bytes &&
-           params_bytes == o.params_bytes && std::memcmp(params, o.params, params_bytes) == 0;
+           internal::SameDims(grid, o.grid) && internal::SameDims(block, o.block) &&
+           dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
+           std::memcmp(params, o.params, params_bytes) == 0;
   }
 };
 

@@ -25,8 +25,8 @@ __device__ __forceinline__ void PrefetchNextBindings(const BindingRingRef& ring,
   BindingRingDevice* dev = ring.device;
   const uint32_t next = __ldcg(&dev->seq);
   const uint32_t slot = next % kBindingRingSlots;
-  const uint4* src = reinterpret_cast<const uint4*>(ring.slots + static_cast<size_t>(slot) *
-                                                                       kMaxBoundGroups);
+  const uint4* src =
+      reinterpret_cast<const uint4*>(ring.slots + static_cast<size_t>(slot) * kMaxBoundGroups);
   constexpr int kChunks = kMaxBoundGroups * static_cast<int>(sizeof(HostBinding)) / 16;
   constexpr int kPerLane = (kChunks + 31) / 32;
   uint4 v[kPerLane];
