@@ -254,20 +254,29 @@ CallMode Only(Part part) {  // (unfused: the parts of a call with a pre-kernel)
   return m;
 }
 
+// `plan` reduced to kernel `k` of its own (its pre-kernel or fetch kernel), launched without a
+// PDL edge (unpadded: the pre-pass's padding only bounds its blocks beside a GEMM).
+template <typename Kernel>
+void RunOnlyKernel(const Kernel& k, LaunchPlan* plan) {
+  plan->function = k.function;
+  plan->grid = k.grid;
+  plan->block = k.block;
+  plan->dynamic_smem_bytes = 0;
+  plan->supports_pdl = false;
+  plan->params_bytes = k.params_bytes;
+  std::memcpy(plan->params, k.params, k.params_bytes);
+  plan->pre.function = nullptr;
+  plan->fetch.function = nullptr;
+}
+
 // `plan` reduced to one of its kernels (`part` != kCall; plans with a pre-kernel only).
 void KeepOnly(Part part, LaunchPlan* plan) {
   if (part == Part::kGemmOnly) {
     plan->pre.function = nullptr;
     return;
   }
-  plan->function = plan->pre.function;
-  plan->grid = plan->pre.grid;
-  plan->block = plan->pre.block;
-  plan->dynamic_smem_bytes = 0;
-  plan->supports_pdl = false;
-  plan->params_bytes = plan->pre.params_bytes;
-  std::memcpy(plan->params, plan->pre.params, plan->pre.params_bytes);
-  plan->pre.function = nullptr;
+  const PreLaunch pre = plan->pre;
+  RunOnlyKernel(pre, plan);
 }
 
 #if ENCORE_SM90_EXP_STAMPS
@@ -374,18 +383,10 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   if (how.bound == Bound::kNoFetch) {
     for (auto& p : plans) p->fetch.function = nullptr;
   } else if (how.bound == Bound::kFetchOnly) {
+    // (Not behind PDL edges: what a fetch costs on a call's critical path, its launch included.)
     for (auto& p : plans) {
-      p->function = p->fetch.function;
-      p->grid = p->fetch.grid;
-      p->block = p->fetch.block;
-      p->dynamic_smem_bytes = 0;
-      // (Not behind PDL edges: what a fetch costs on a call's critical path, its launch
-      // included.)
-      p->supports_pdl = false;
-      p->params_bytes = p->fetch.params_bytes;
-      std::memcpy(p->params, p->fetch.params, p->fetch.params_bytes);
-      p->fetch.function = nullptr;
-      p->pre.function = nullptr;
+      const FetchLaunch fetch = p->fetch;
+      RunOnlyKernel(fetch, p.get());
     }
   }
   const bool had_pre = plans[0]->has_pre();

@@ -177,24 +177,23 @@ struct LaunchPlan {
   }
 };
 
-// cudaLaunchKernelEx of `plan` on `stream`: the pre-kernel if any (with programmatic stream
-// serialization (PDL) when `pdl` is asked), then the main kernel (PDL when asked or after a
-// pre-kernel, if the plan supports it). Enqueues plan.num_kernels() kernels and nothing else, so
-// a stream capture of it yields that many kernel nodes in a chain.
+// cudaLaunchKernelEx of `plan` on `stream`: a bound plan's fetch kernel, then the pre-kernel if
+// any (the first of them with programmatic stream serialization (PDL) when `pdl` is asked, the
+// next behind it), then the main kernel (PDL when asked or after a pre-kernel, if the plan
+// supports it). Enqueues plan.num_kernels() kernels and nothing else, so a stream capture of it
+// yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
-  if (plan.bound()) {
-    const cudaError_t err =
-        internal::LaunchKernel(plan.fetch.function, plan.fetch.grid, plan.fetch.block,
-                               plan.fetch.dynamic_smem_bytes, plan.fetch.params, stream, pdl);
-    if (err != cudaSuccess) return err;
+  const auto launch_first = [&](const auto& k) {
+    const cudaError_t err = internal::LaunchKernel(k.function, k.grid, k.block,
+                                                   k.dynamic_smem_bytes, k.params, stream, pdl);
     pdl = true;
+    return err;
+  };
+  if (plan.bound()) {
+    if (const cudaError_t err = launch_first(plan.fetch); err != cudaSuccess) return err;
   }
   if (plan.has_pre()) {
-    const cudaError_t err =
-        internal::LaunchKernel(plan.pre.function, plan.pre.grid, plan.pre.block,
-                               plan.pre.dynamic_smem_bytes, plan.pre.params, stream, pdl);
-    if (err != cudaSuccess) return err;
-    pdl = true;
+    if (const cudaError_t err = launch_first(plan.pre); err != cudaSuccess) return err;
   }
   return internal::LaunchKernel(plan.function, plan.grid, plan.block, plan.dynamic_smem_bytes,
                                 plan.params, stream, pdl && plan.supports_pdl);

@@ -37,10 +37,25 @@ class ExecutorGpuTest : public testing::GpuRunnerTest {
     return p.DownloadC(stream_.get());
   }
 
+  // `n` problems of kShape (seeds seed, seed + 1, ...) and their direct launches' outputs.
+  void MakeProblems(int n, int seed, std::vector<DeviceProblem>* ps, std::vector<Outputs>* refs);
+
   std::unique_ptr<GraphExecutor> exec_;
 };
 
 const std::vector<Dims> kShape = {{128, 128, 256}, {64, 64, 128}, {0, 64, 128}, {200, 256, 64}};
+
+void ExecutorGpuTest::MakeProblems(int n, int seed, std::vector<DeviceProblem>* ps,
+                                   std::vector<Outputs>* refs) {
+  for (int i = 0; i < n; ++i) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, seed + i));
+    ps->push_back(std::move(p));
+  }
+  for (auto& p : *ps) {
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
+    refs->push_back(std::move(r));
+  }
+}
 
 TEST_P(ExecutorGpuTest, ReplayedResultsIdenticalToDirect) {
   ENCORE_SKIP_WITHOUT_GPU();
@@ -77,14 +92,7 @@ TEST_P(ExecutorGpuTest, SwappingBuffersPatchesWithoutNewCaptures) {
   Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
-  for (int i = 0; i < 3; ++i) {
-    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, 10 + i));
-    ps.push_back(std::move(p));
-  }
-  for (auto& p : ps) {
-    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
-    refs.push_back(std::move(r));
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeProblems(3, 10, &ps, &refs));
   // Warm: capture with ps[0].
   for (int i = 0; i < 2; ++i) {
     ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[0]));
@@ -111,14 +119,7 @@ TEST_P(ExecutorGpuTest, BoundRebindServesNewBuffersWithoutPatches) {
   Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
-  for (int i = 0; i < 4; ++i) {
-    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, 20 + i));
-    ps.push_back(std::move(p));
-  }
-  for (auto& p : ps) {
-    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
-    refs.push_back(std::move(r));
-  }
+  ASSERT_NO_FATAL_FAILURE(MakeProblems(4, 20, &ps, &refs));
   for (int i = 0; i < 2; ++i) {
     ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ViaExecutor(ps[0]));
     EXPECT_EQ(got, refs[0]);
@@ -155,12 +156,8 @@ TEST_P(ExecutorGpuTest, RotatingBufferSetsReplayTheirOwnVariants) {
   Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
-  for (int i = 0; i < 3; ++i) {  // same shapes, three input sets (a harness's rotation)
-    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p, DeviceProblem::Create(kShape, 30 + i));
-    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
-    ps.push_back(std::move(p));
-    refs.push_back(std::move(r));
-  }
+  // Same shapes, three input sets (a harness's rotation).
+  ASSERT_NO_FATAL_FAILURE(MakeProblems(3, 30, &ps, &refs));
   ExecutorCounters warm;
   for (int round = 0; round < 6; ++round) {
     if (round == 3) warm = exec_->counters();
