@@ -206,11 +206,58 @@ TEST_F(ExecutorTest, PointerSwapPatchesWithoutRecapture) {
   EXPECT_EQ(backend_->patches(), 9);
 }
 
-// RebindMode::kBound with a runner that has no bound plans (the fake: PrepareBound is
-// Unimplemented) serves pointer swaps by patching, as kPatch does, and tries PrepareBound once per
-// structure. (The bound exec itself needs the real kernels: executor_gpu_test.cc
-// BoundRebindServesNewBuffersWithoutPatches.)
+// RebindMode::kBound: pointer swaps are served by one bound exec (captured at the first swap),
+// each call's pointers written for its launch, nothing patched. The host fake computes a bound
+// launch with the oldest bindings written on its stream, so a write without its launch (or a
+// launch without its write) would show up as wrong outputs.
+TEST_F(ExecutorTest, BoundRebindServesPointerSwapsWithoutPatches) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  o.rebind = RebindMode::kBound;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3);
+  RunAndCheck(p1);
+  RunAndCheck(p1);  // captured: the variant holds p1
+  for (int i = 0; i < 9; ++i) {
+    HostProblem& p = i % 3 == 0 ? p2 : (i % 3 == 1 ? p3 : p1);
+    RunAndCheck(p);
+  }
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.patches, 0u);
+  EXPECT_EQ(c.bound_launches, 6u) << "p2 and p3 through the bound exec, p1 from its variant";
+  EXPECT_EQ(gemm_.bound_launches(), 6);
+  EXPECT_EQ(c.captures, 2u) << "the variant, then the bound exec";
+  EXPECT_EQ(c.live_execs, 2u);
+  EXPECT_EQ(c.fast_hits, 3u) << "p1's variant is memoized; the bound exec never is";
+  EXPECT_EQ(gemm_.queued_bindings(FakeStream(1)), 0u);
+
+  // A failed launch of the bound exec takes its write back (the next bound launch reads its own
+  // bindings), drops the exec and runs the call directly; the next swap captures it again.
+  gemm_.FailNextLaunches(1);
+  RunAndCheck(p2);
+  EXPECT_EQ(gemm_.queued_bindings(FakeStream(1)), 0u);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kLaunchFailed);
+  RunAndCheck(p3);
+  RunAndCheck(p2);
+  c = exec_->counters();
+  EXPECT_EQ(c.patches, 0u);
+  EXPECT_EQ(c.bound_launches, 8u);
+  EXPECT_EQ(c.captures, 3u);
+
+  // Another stream: the bound exec (its ring is stream 1's) does not serve it; patched instead.
+  RunAndCheck(p3, KernelKind::kSimple, FakeStream(2));
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(exec_->counters().bound_launches, 8u);
+
+  // Clear drops both execs.
+  exec_->Clear();
+  EXPECT_EQ(exec_->counters().live_execs, 0u);
+}
+
+// RebindMode::kBound with a runner that has no bound plans serves pointer swaps by patching, as
+// kPatch does, and tries PrepareBound once per structure.
 TEST_F(ExecutorTest, BoundRebindFallsBackToPatchingWithoutBoundPlans) {
+  gemm_.DisableBoundPlans();
   ExecutorOptions o;
   o.max_bindings_per_structure = 1;
   o.rebind = RebindMode::kBound;

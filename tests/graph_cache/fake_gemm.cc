@@ -11,6 +11,7 @@ namespace encore::graph_cache::testing {
 namespace {
 const char kHostVariant0 = 0;
 const char kHostVariant1 = 0;
+const char kHostFetch = 0;  // a bound plan's fetch kernel (a tag; host mode)
 }  // namespace
 
 const void* FakeGemm::Function(int variant) const {
@@ -95,6 +96,40 @@ void ExecuteOnHost(const FakeParams& p) {
   }
 }
 
+absl::Status FakeGemm::PrepareBound(const gemm::GroupedGemmArguments& args,
+                                    gemm::LaunchPlan* plan, gemm::KernelKind kind,
+                                    cudaStream_t stream) {
+  if (device_ != Device::kHost || !bound_plans_.load()) {
+    return absl::UnimplementedError("fake gemm: no bound plans");
+  }
+  ENCORE_RETURN_IF_ERROR(Prepare(args, plan, kind, stream));
+  plan->fetch.function = &kHostFetch;
+  plan->fetch.params_bytes = 0;
+  return absl::OkStatus();
+}
+
+absl::Status FakeGemm::WriteBindings(const gemm::GroupedGemmArguments& args,
+                                     cudaStream_t stream) {
+  ENCORE_RETURN_IF_ERROR(CanImplement(args));
+  std::vector<FakeGroup> groups;
+  for (const gemm::GroupProblem& p : args.groups) groups.push_back(FakeGroupOf(p));
+  absl::MutexLock lock(&bind_mu_);
+  bindings_[stream].push_back(std::move(groups));
+  return absl::OkStatus();
+}
+
+void FakeGemm::UnwriteBindings(cudaStream_t stream) {
+  absl::MutexLock lock(&bind_mu_);
+  auto it = bindings_.find(stream);
+  if (it != bindings_.end() && !it->second.empty()) it->second.pop_back();
+}
+
+size_t FakeGemm::queued_bindings(cudaStream_t stream) const {
+  absl::MutexLock lock(&bind_mu_);
+  auto it = bindings_.find(stream);
+  return it == bindings_.end() ? 0 : it->second.size();
+}
+
 absl::Status FakeGemm::Launch(const gemm::LaunchPlan& plan, cudaStream_t stream, bool pdl) const {
   if (fail_launches_.load() > 0 && fail_launches_.fetch_sub(1) > 0) {
     return absl::InternalError("fake gemm: injected launch failure");
@@ -103,6 +138,27 @@ absl::Status FakeGemm::Launch(const gemm::LaunchPlan& plan, cudaStream_t stream,
   if (device_ == Device::kHost) {
     FakeParams params;
     std::memcpy(&params, plan.params, sizeof(FakeParams));
+    if (plan.bound()) {  // the oldest queued bindings replace the plan's pointers
+      absl::MutexLock lock(&bind_mu_);
+      auto it = bindings_.find(stream);
+      if (it == bindings_.end() || it->second.empty()) {
+        return absl::FailedPreconditionError("fake gemm: bound launch without WriteBindings");
+      }
+      const std::vector<FakeGroup>& bound = it->second.front();
+      if (static_cast<int>(bound.size()) != params.num_groups) {
+        return absl::FailedPreconditionError("fake gemm: bindings of another group count");
+      }
+      for (int g = 0; g < params.num_groups; ++g) {
+        FakeGroup& to = params.groups[g];
+        to.a = bound[g].a;
+        to.b = bound[g].b;
+        to.sfa = bound[g].sfa;
+        to.sfb = bound[g].sfb;
+        to.c = bound[g].c;
+      }
+      it->second.pop_front();
+      bound_launches_.fetch_add(1);
+    }
     ExecuteOnHost(params);
     return absl::OkStatus();
   }

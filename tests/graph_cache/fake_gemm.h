@@ -6,6 +6,10 @@
 //   - kHost: computes the same values on the host, synchronously, at the moment of the launch
 //            (buffers are host memory; the stream is an opaque token). With HostGraphBackend
 //            this lets every cache path run, and be checked for results, on a machine with no GPU.
+//            Host mode also has bound plans (PrepareBound): WriteBindings queues a call's pointers
+//            per stream, and each launch of a bound plan computes with the oldest queued set —
+//            the real ring's protocol (one write per launch, in order), so a write without its
+//            launch shows up as wrong results.
 // kAuto picks variant 1 ("persistent") when Σ m·n ≥ auto_threshold, else variant 0 — a stand-in
 // for the real tile-count heuristic, so a capacity change can change the kernel function.
 //
@@ -21,8 +25,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "gemm/grouped_gemm.h"
 #include "gemm/launch.h"
 #include "gemm/problem.h"
@@ -48,6 +57,12 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   absl::Status Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
                    gemm::KernelKind kind = gemm::KernelKind::kAuto) override;
   int sm_count() const override { return 132; }
+  // Host mode only (GPU mode: Unimplemented, like a runner without bound plans).
+  absl::Status PrepareBound(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
+                            gemm::KernelKind kind, cudaStream_t stream) override;
+  absl::Status WriteBindings(const gemm::GroupedGemmArguments& args,
+                             cudaStream_t stream) override;
+  void UnwriteBindings(cudaStream_t stream) override;
 
   // The function a variant launches (host mode: a tag address; GPU mode: the __global__).
   const void* Function(int variant) const;
@@ -66,6 +81,11 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   cudaStream_t last_prepare_stream() const { return last_prepare_stream_.load(); }
   int64_t launches() const { return launches_.load(); }  // every executed plan (direct or graph)
   int64_t runs() const { return runs_.load(); }          // direct Run calls
+  // PrepareBound answers Unimplemented from now on (a runner without bound plans).
+  void DisableBoundPlans() { bound_plans_.store(false); }
+  int64_t bound_launches() const { return bound_launches_.load(); }
+  // Bindings written and not yet consumed by a launch, on `stream`.
+  size_t queued_bindings(cudaStream_t stream) const;
 
  private:
   Device device_;
@@ -77,6 +97,12 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
   mutable std::atomic<int64_t> launches_{0};
   std::atomic<int64_t> runs_{0};
+  std::atomic<bool> bound_plans_{true};
+  mutable std::atomic<int64_t> bound_launches_{0};
+  // Per stream, the queued bindings of bound launches (oldest first).
+  mutable absl::Mutex bind_mu_;
+  mutable absl::flat_hash_map<cudaStream_t, std::deque<std::vector<FakeGroup>>> bindings_
+      ABSL_GUARDED_BY(bind_mu_);
 };
 
 // Host execution of a FakeParams block (what kHost Launch does).
