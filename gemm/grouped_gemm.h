@@ -182,7 +182,9 @@ class Nvfp4GroupedGemm {
   // (kBindingRingSlots slots: ~660 KB of pinned memory, and ~19 KB of device memory for the block
   // and the prefetched next slot) is allocated by its first PrepareBound, which must not run
   // while the stream captures. Bound launches on one stream must not interleave WriteBindings
-  // from several threads (the graph cache serializes them under its mutex). Cost (H200, run 167):
+  // from several threads (the graph cache serializes them under its mutex; two graph caches, or a
+  // cache and direct bound launches, sharing one runner and one stream would not be: the slot
+  // tags catch a write without its launch, not two writers' pairs crossing). Cost (H200, run 167):
   // WriteBindings is a few dozen host stores; the fetch adds ~3 us of device time to a call (the
   // GEMM before it prefetches the next slot while it computes, so the fetch reads it from L2 when
   // the host runs ahead).
