@@ -468,6 +468,8 @@ struct BindingRing {
   uint32_t* consumed_device = nullptr;                 // device view
   uint32_t* tags = nullptr;                            // host view: slot s holds launch tags[s]
   const uint32_t* tags_device = nullptr;
+  // Orders the writes (and LaunchWithBindings' write + launch pairs) of several threads.
+  encore::Mutex mu;
   uint32_t next = 0;           // bound launches written (32-bit, like the device's count)
   uint32_t consumed_seen = 0;  // the last value read from `consumed`
 
@@ -599,12 +601,23 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       return absl::FailedPreconditionError(
           "WriteBindings: this stream has no binding ring (PrepareBound a plan for it first)");
     }
+    encore::MutexLock lock(&ring->mu);
     return ring->Write(args, stream);
   }
 
-  void UnwriteBindings(cudaStream_t stream) override {
-    absl::StatusOr<BindingRing*> ring = RingOf(stream, /*create=*/false);
-    if (ring.ok() && *ring != nullptr) (*ring)->Unwrite();
+  absl::Status LaunchWithBindings(const GroupedGemmArguments& args, cudaStream_t stream,
+                                  absl::FunctionRef<absl::Status()> launch) override {
+    ENCORE_RETURN_IF_ERROR(Validate(args));
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/false));
+    if (ring == nullptr) {
+      return absl::FailedPreconditionError(
+          "LaunchWithBindings: this stream has no binding ring (PrepareBound a plan for it first)");
+    }
+    encore::MutexLock lock(&ring->mu);
+    ENCORE_RETURN_IF_ERROR(ring->Write(args, stream));
+    absl::Status launched = launch();
+    if (!launched.ok()) ring->Unwrite();
+    return launched;
   }
 
   absl::Status Launch(const LaunchPlan& plan, cudaStream_t stream, bool pdl) const override {

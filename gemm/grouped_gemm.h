@@ -26,6 +26,7 @@
 
 #include <memory>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gemm/launch.h"
@@ -181,10 +182,10 @@ class Nvfp4GroupedGemm {
   // the problem would convert its tokens in kernel), never fused or streamed; the stream's ring
   // (kBindingRingSlots slots: ~660 KB of pinned memory, and ~19 KB of device memory for the block
   // and the prefetched next slot) is allocated by its first PrepareBound, which must not run
-  // while the stream captures. Bound launches on one stream must not interleave WriteBindings
-  // from several threads (the graph cache serializes them under its mutex; two graph caches, or a
-  // cache and direct bound launches, sharing one runner and one stream would not be: the slot
-  // tags catch a write without its launch, not two writers' pairs crossing). Cost (H200, run 167):
+  // while the stream captures. A WriteBindings and its launch from one thread must not
+  // interleave with another pair on the same stream: LaunchWithBindings holds the ring's lock
+  // across both (the graph cache uses it); the slot tags catch a write without its launch, not
+  // two writers' pairs crossing. Cost (H200, run 167):
   // WriteBindings is a few dozen host stores; the fetch adds ~3 us of device time to a call (the
   // GEMM before it prefetches the next slot while it computes, so the fetch reads it from L2 when
   // the host runs ahead).
@@ -204,9 +205,17 @@ class Nvfp4GroupedGemm {
     (void)args, (void)stream;
     return absl::UnimplementedError("this runner has no bound plans");
   }
-  // Takes back the last WriteBindings on `stream` when the launch it was for failed before
-  // enqueueing anything (so the next launch reads its own slot).
-  virtual void UnwriteBindings(cudaStream_t stream) { (void)stream; }
+  // WriteBindings(args, stream), then `launch` (which must enqueue exactly one bound launch on
+  // `stream`: Launch of a bound plan, or of a graph captured from one), both under the stream
+  // ring's lock, so that pairs from several threads or graph caches sharing this runner and
+  // stream never cross. A failed `launch` takes the write back (the next launch reads its own
+  // slot) and its status is returned.
+  [[nodiscard]] virtual absl::Status LaunchWithBindings(const GroupedGemmArguments& args,
+                                                        cudaStream_t stream,
+                                                        absl::FunctionRef<absl::Status()> launch) {
+    (void)args, (void)stream, (void)launch;
+    return absl::UnimplementedError("this runner has no bound plans");
+  }
 
   // Prepare + Launch through a per-thread scratch plan, with PDL where it is safe and faster
   // (LaunchPlan::prefers_pdl).

@@ -551,10 +551,15 @@ bool GraphExecutor::BoundLaunchLocked(Entry* e, const GemmCall& call, const Call
     v = CreateBoundLocked(e, call, sig, stream);
     if (v == nullptr) return false;
   }
-  if (!runner_->WriteBindings(call.args, stream).ok()) return false;
+  // (The runner takes the write back when the launch fails; a failed write launches nothing.)
+  bool written = false;
+  const absl::Status s = runner_->LaunchWithBindings(call.args, stream, [&] {
+    written = true;
+    return v->graph->Launch(stream);
+  });
+  if (!written) return false;
   AddLocked(counters_.hits, 1);
-  if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
-    runner_->UnwriteBindings(stream);
+  if (!s.ok()) {
     RemoveLocked(v, /*evicted=*/false);
     *out = Outcome{false, FallbackReason::kLaunchFailed};
     return true;

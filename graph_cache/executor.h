@@ -38,8 +38,9 @@
 //     otherwise, options.rebind == kBound, a single call, and the entry's bound exec B serves
 //       the call's stream, device_m and exact M (B is captured from a bound plan at the first
 //       such call; a failed PrepareBound or capture marks the entry and falls through to the
-//       patch below) ──▶ WriteBindings → launch B (a hit, nothing patched; never memoized; a
-//       failed launch takes the write back, drops B and runs directly)
+//       patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
+//       under the stream ring's lock (a hit, nothing patched; never memoized; a failed launch
+//       takes the write back, drops B and runs directly)
 //     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
 //       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer

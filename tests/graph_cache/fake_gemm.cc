@@ -118,10 +118,21 @@ absl::Status FakeGemm::WriteBindings(const gemm::GroupedGemmArguments& args,
   return absl::OkStatus();
 }
 
-void FakeGemm::UnwriteBindings(cudaStream_t stream) {
-  absl::MutexLock lock(&bind_mu_);
-  auto it = bindings_.find(stream);
-  if (it != bindings_.end() && !it->second.empty()) it->second.pop_back();
+absl::Status FakeGemm::LaunchWithBindings(const gemm::GroupedGemmArguments& args,
+                                          cudaStream_t stream,
+                                          absl::FunctionRef<absl::Status()> launch) {
+  if (device_ != Device::kHost || !bound_plans_.load()) {
+    return absl::UnimplementedError("fake gemm: no bound plans");
+  }
+  absl::MutexLock pair(&pair_mu_);
+  ENCORE_RETURN_IF_ERROR(WriteBindings(args, stream));
+  absl::Status launched = launch();
+  if (!launched.ok()) {  // take the write back
+    absl::MutexLock lock(&bind_mu_);
+    auto it = bindings_.find(stream);
+    if (it != bindings_.end() && !it->second.empty()) it->second.pop_back();
+  }
+  return launched;
 }
 
 size_t FakeGemm::queued_bindings(cudaStream_t stream) const {

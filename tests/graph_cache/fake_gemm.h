@@ -62,7 +62,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
                             gemm::KernelKind kind, cudaStream_t stream) override;
   absl::Status WriteBindings(const gemm::GroupedGemmArguments& args,
                              cudaStream_t stream) override;
-  void UnwriteBindings(cudaStream_t stream) override;
+  absl::Status LaunchWithBindings(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
+                                  absl::FunctionRef<absl::Status()> launch) override;
 
   // The function a variant launches (host mode: a tag address; GPU mode: the __global__).
   const void* Function(int variant) const;
@@ -100,6 +101,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   std::atomic<bool> bound_plans_{true};
   mutable std::atomic<int64_t> bound_launches_{0};
   // Per stream, the queued bindings of bound launches (oldest first).
+  absl::Mutex pair_mu_;  // LaunchWithBindings' write + launch pairs
   mutable absl::Mutex bind_mu_;
   mutable absl::flat_hash_map<cudaStream_t, std::deque<std::vector<FakeGroup>>> bindings_
       ABSL_GUARDED_BY(bind_mu_);
