@@ -23,38 +23,21 @@ const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false,
                         bool streamed = false, bool bound = false) {
   auto pick = [kind, fused, streamed, bound](auto groups) -> const void* {
     constexpr int G = decltype(groups)::value;
-    if (bound) {
-      if constexpr (kSrc == TokenSource::kPrepass) {
-        if (fused || streamed) return nullptr;
-        switch (kind) {
-          case KernelKind::kSimple:
-            return reinterpret_cast<const void*>(
-                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kSimple, kSrc, false, false, true>);
-          case KernelKind::kPersistent:
-            return reinterpret_cast<const void*>(
-                &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kPersistent, kSrc, false, false, true>);
-          case KernelKind::kStreamK:
-            if constexpr (kWithStreamK) {
-              return reinterpret_cast<const void*>(
-                  &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kSrc, false, false, true>);
-            } else {
-              return nullptr;
-            }
-          default:
-            return nullptr;
-        }
-      } else {
-        return nullptr;
-      }
-    }
-    // A whole-tile schedule's entry point, fused or not (fused: pre-pass tokens only).
-    auto whole_tile = [fused, streamed](auto schedule) -> const void* {
+    // One schedule's entry point: the plain kernel, or at most one of its variants (fused:
+    // pre-pass tokens, whole tiles; streamed: pre-pass tokens, simple, where kStreamedBuilt;
+    // bound: pre-pass tokens).
+    auto entry = [fused, streamed, bound](auto schedule) -> const void* {
       constexpr Schedule S = decltype(schedule)::value;
+      if (int{fused} + int{streamed} + int{bound} > 1) return nullptr;
       if constexpr (kSrc == TokenSource::kPrepass) {
-        if (fused) {
-          return streamed ? nullptr
-                          : reinterpret_cast<const void*>(
-                                &Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, true>);
+        if (bound) {
+          return reinterpret_cast<const void*>(
+              &Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, false, false, true>);
+        }
+        if constexpr (S != Schedule::kStreamK) {
+          if (fused) {
+            return reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc, true>);
+          }
         }
         if constexpr (S == Schedule::kSimple && kStreamedBuilt) {
           if (streamed) {
@@ -63,20 +46,18 @@ const void* KernelTable(KernelKind kind, int group_capacity, bool fused = false,
           }
         }
       }
-      return fused || streamed
+      return fused || streamed || bound
                  ? nullptr
                  : reinterpret_cast<const void*>(&Sm90Nvfp4GroupedGemmKernel<G, S, kSrc>);
     };
     switch (kind) {
       case KernelKind::kSimple:
-        return whole_tile(std::integral_constant<Schedule, Schedule::kSimple>{});
+        return entry(std::integral_constant<Schedule, Schedule::kSimple>{});
       case KernelKind::kPersistent:
-        return whole_tile(std::integral_constant<Schedule, Schedule::kPersistent>{});
+        return entry(std::integral_constant<Schedule, Schedule::kPersistent>{});
       case KernelKind::kStreamK:
-        if (fused || streamed) return nullptr;
         if constexpr (kWithStreamK) {
-          return reinterpret_cast<const void*>(
-              &Sm90Nvfp4GroupedGemmKernel<G, Schedule::kStreamK, kSrc>);
+          return entry(std::integral_constant<Schedule, Schedule::kStreamK>{});
         } else {
           return nullptr;
         }
