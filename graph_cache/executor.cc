@@ -586,37 +586,51 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
   plan_ptrs_.clear();
   plan_ptrs_.push_back(plan);
   pdl_[0] = false;
-  BuildReport report;
-  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
-      *runner_, absl::MakeConstSpan(plan_ptrs_), absl::MakeConstSpan(pdl_.get(), 1), &report);
-  if (report.capture_begun) AddLocked(counters_.captures, 1);
-  if (report.instantiated) AddLocked(counters_.instantiations, 1);
-  if (!graph.ok() || *graph == nullptr) {
-    AddLocked(report.captured && !report.instantiated ? counters_.instantiate_failures
-                                                      : counters_.capture_failures,
-              1);
+  bool instantiate_failed = false;
+  std::unique_ptr<ExecutableGraph> graph = BuildLocked(1, &instantiate_failed);
+  if (graph == nullptr) {
     e->bound_failed = true;
     return nullptr;
   }
-  while (internal::LruNode* victim = lru_.NextVictim(bytes)) {
-    RemoveLocked(static_cast<Variant*>(victim), /*evicted=*/true, /*keep=*/e);
-  }
+  MakeRoomLocked(bytes, e);
   e->bound = std::make_unique<Variant>();
   Variant* v = e->bound.get();
   v->entry = e;
   v->bound = true;
   v->last_use = ++tick_;
-  v->graph = *std::move(graph);
+  v->graph = std::move(graph);
   v->nodes.resize(1);
   v->groups.resize(static_cast<size_t>(sig.binding.num_groups()));
   v->nodes[0].num_groups = sig.binding.num_groups();
   v->nodes[0].function = plan->function;
   v->Store(0, sig.binding);
   v->fingerprint = v->FingerprintStored();
+  KeepLocked(v, bytes);
+  return v;
+}
+
+std::unique_ptr<ExecutableGraph> GraphExecutor::BuildLocked(size_t n, bool* instantiate_failed) {
+  BuildReport report;
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph = backend_->Build(
+      *runner_, absl::MakeConstSpan(plan_ptrs_), absl::MakeConstSpan(pdl_.get(), n), &report);
+  if (report.capture_begun) AddLocked(counters_.captures, 1);
+  if (report.instantiated) AddLocked(counters_.instantiations, 1);
+  if (graph.ok() && *graph != nullptr) return *std::move(graph);
+  *instantiate_failed = report.captured && !report.instantiated;
+  AddLocked(*instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures, 1);
+  return nullptr;
+}
+
+void GraphExecutor::MakeRoomLocked(size_t bytes, const Entry* keep) {
+  while (internal::LruNode* victim = lru_.NextVictim(bytes)) {
+    RemoveLocked(static_cast<Variant*>(victim), /*evicted=*/true, keep);
+  }
+}
+
+void GraphExecutor::KeepLocked(Variant* v, size_t bytes) {
   lru_.Insert(v, bytes);
   AddLocked(counters_.live_execs, 1);
   AddLocked(counters_.live_bytes, bytes);
-  return v;
 }
 
 bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
@@ -739,15 +753,9 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
 
   // 2. Capture and instantiate (the backend ends the capture before judging any status).
   const size_t vhash = VariantHash(hash, binding_hash);
-  BuildReport report;
-  absl::StatusOr<std::unique_ptr<ExecutableGraph>> graph =
-      backend_->Build(*runner_, absl::MakeConstSpan(plan_ptrs_),
-                      absl::MakeConstSpan(pdl_.get(), calls.size()), &report);
-  if (report.capture_begun) AddLocked(counters_.captures, 1);
-  if (report.instantiated) AddLocked(counters_.instantiations, 1);
-  if (!graph.ok() || *graph == nullptr) {
-    const bool instantiate_failed = report.captured && !report.instantiated;
-    AddLocked(instantiate_failed ? counters_.instantiate_failures : counters_.capture_failures, 1);
+  bool instantiate_failed = false;
+  std::unique_ptr<ExecutableGraph> graph = BuildLocked(calls.size(), &instantiate_failed);
+  if (graph == nullptr) {
     // Back off: a new structure waits in the structure table; a new variant of a live one waits
     // in the variant table (meanwhile its calls are served by patching).
     (e == nullptr ? seen_ : variant_seen_)
@@ -757,9 +765,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   }
 
   // 3. Make room (never removing `e` itself, which is about to gain this variant), then keep it.
-  while (internal::LruNode* victim = lru_.NextVictim(bytes)) {
-    RemoveLocked(static_cast<Variant*>(victim), /*evicted=*/true, /*keep=*/e);
-  }
+  MakeRoomLocked(bytes, e);
   if (e == nullptr) {
     auto entry = std::make_unique<Entry>();
     e = entry.get();
@@ -773,7 +779,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   v->entry = e;
   v->fingerprint = fingerprint;
   v->last_use = ++tick_;
-  v->graph = *std::move(graph);
+  v->graph = std::move(graph);
   v->nodes.resize(calls.size());
   v->groups.resize(total_groups);
   size_t first = 0;
@@ -787,13 +793,11 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     v->Store(i, sigs[i]->binding);
   }
   e->variants.push_back(std::move(variant));
-  lru_.Insert(v, bytes);
+  KeepLocked(v, bytes);
   seen_.Forget(hash);
   ghosts_.Forget(hash);
   variant_seen_.Forget(vhash);
   ghosts_.Forget(vhash);
-  AddLocked(counters_.live_execs, 1);
-  AddLocked(counters_.live_bytes, bytes);
 
   // 4. Run it for this call.
   if (absl::Status s = v->graph->Launch(stream); !s.ok()) {

@@ -301,6 +301,14 @@ class GraphExecutor {
   Outcome CreateLocked(Entry* e, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
                        absl::Span<const uint32_t> words, size_t hash, size_t fingerprint,
                        size_t binding_hash, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Captures and instantiates plan_ptrs_[0..n) with pdl_[0..n) (counting captures,
+  // instantiations and failures); nullptr on failure, *instantiate_failed telling which.
+  std::unique_ptr<ExecutableGraph> BuildLocked(size_t n, bool* instantiate_failed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Evicts LRU variants until `bytes` more fit (never the entry `keep`).
+  void MakeRoomLocked(size_t bytes, const Entry* keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a new variant of `bytes` as live (the LRU bound, live_execs, live_bytes).
+  void KeepLocked(Variant* v, size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Destroys a variant, and its entry when that was the last one unless the entry is `keep`.
   void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
