@@ -487,16 +487,19 @@ struct BindingRing {
         r->host_buffer,
         PinnedHostBuffer::Create(kSlotsBytes + 64 + sizeof(uint32_t) * sm90::kBindingRingSlots));
     r->device = r->device_buffer.as<sm90::BindingRingDevice>();
-    r->slots = static_cast<sm90::HostBinding*>(r->host_buffer.host());
-    r->slots_device = static_cast<const sm90::HostBinding*>(r->host_buffer.device());
-    r->consumed = reinterpret_cast<const volatile uint32_t*>(
-        static_cast<char*>(r->host_buffer.host()) + kSlotsBytes);
-    r->consumed_device =
-        reinterpret_cast<uint32_t*>(static_cast<char*>(r->host_buffer.device()) + kSlotsBytes);
-    r->tags =
-        reinterpret_cast<uint32_t*>(static_cast<char*>(r->host_buffer.host()) + kSlotsBytes + 64);
-    r->tags_device = reinterpret_cast<const uint32_t*>(
-        static_cast<char*>(r->host_buffer.device()) + kSlotsBytes + 64);
+    // The pinned buffer: [slots | consumed, on its own 64 bytes | tags], seen from both sides.
+    const auto host_at = [&](size_t offset) {
+      return static_cast<void*>(static_cast<char*>(r->host_buffer.host()) + offset);
+    };
+    const auto device_at = [&](size_t offset) {
+      return static_cast<void*>(static_cast<char*>(r->host_buffer.device()) + offset);
+    };
+    r->slots = static_cast<sm90::HostBinding*>(host_at(0));
+    r->slots_device = static_cast<const sm90::HostBinding*>(device_at(0));
+    r->consumed = static_cast<const volatile uint32_t*>(host_at(kSlotsBytes));
+    r->consumed_device = static_cast<uint32_t*>(device_at(kSlotsBytes));
+    r->tags = static_cast<uint32_t*>(host_at(kSlotsBytes + 64));
+    r->tags_device = static_cast<const uint32_t*>(device_at(kSlotsBytes + 64));
     // No slot is written yet: a tag that no launch number matches before its slot is written.
     for (int i = 0; i < sm90::kBindingRingSlots; ++i) r->tags[i] = ~uint32_t{0};
     return r;
@@ -595,24 +598,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   }
 
   absl::Status WriteBindings(const GroupedGemmArguments& args, cudaStream_t stream) override {
-    ENCORE_RETURN_IF_ERROR(Validate(args));
-    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/false));
-    if (ring == nullptr) {
-      return absl::FailedPreconditionError(
-          "WriteBindings: this stream has no binding ring (PrepareBound a plan for it first)");
-    }
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingForWrite(args, stream, "WriteBindings"));
     encore::MutexLock lock(&ring->mu);
     return ring->Write(args, stream);
   }
 
   absl::Status LaunchWithBindings(const GroupedGemmArguments& args, cudaStream_t stream,
                                   absl::FunctionRef<absl::Status()> launch) override {
-    ENCORE_RETURN_IF_ERROR(Validate(args));
-    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/false));
-    if (ring == nullptr) {
-      return absl::FailedPreconditionError(
-          "LaunchWithBindings: this stream has no binding ring (PrepareBound a plan for it first)");
-    }
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingForWrite(args, stream, "LaunchWithBindings"));
     encore::MutexLock lock(&ring->mu);
     ENCORE_RETURN_IF_ERROR(ring->Write(args, stream));
     absl::Status launched = launch();
@@ -1017,6 +1010,19 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     ENCORE_ASSIGN_OR_RETURN(w->ring, BindingRing::Create(stream));
     return w->ring.get();
+  }
+
+  // The ring `args`' bindings go to: InvalidArgument for malformed arguments, FailedPrecondition
+  // (naming `who`) when `stream` has none yet.
+  absl::StatusOr<BindingRing*> RingForWrite(const GroupedGemmArguments& args, cudaStream_t stream,
+                                            const char* who) {
+    ENCORE_RETURN_IF_ERROR(Validate(args));
+    ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/false));
+    if (ring == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          who, ": this stream has no binding ring (PrepareBound a plan for it first)"));
+    }
+    return ring;
   }
 
   // `stream`'s token pre-pass workspace; nullptr when it has none and cannot get one now.
