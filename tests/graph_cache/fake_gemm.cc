@@ -96,12 +96,17 @@ void ExecuteOnHost(const FakeParams& p) {
   }
 }
 
-absl::Status FakeGemm::PrepareBound(const gemm::GroupedGemmArguments& args,
-                                    gemm::LaunchPlan* plan, gemm::KernelKind kind,
-                                    cudaStream_t stream) {
+absl::Status FakeGemm::CheckBoundPlans() const {
   if (device_ != Device::kHost || !bound_plans_.load()) {
     return absl::UnimplementedError("fake gemm: no bound plans");
   }
+  return absl::OkStatus();
+}
+
+absl::Status FakeGemm::PrepareBound(const gemm::GroupedGemmArguments& args,
+                                    gemm::LaunchPlan* plan, gemm::KernelKind kind,
+                                    cudaStream_t stream) {
+  ENCORE_RETURN_IF_ERROR(CheckBoundPlans());
   ENCORE_RETURN_IF_ERROR(Prepare(args, plan, kind, stream));
   plan->fetch.function = &kHostFetch;
   plan->fetch.params_bytes = 0;
@@ -121,9 +126,7 @@ absl::Status FakeGemm::WriteBindings(const gemm::GroupedGemmArguments& args,
 absl::Status FakeGemm::LaunchWithBindings(const gemm::GroupedGemmArguments& args,
                                           cudaStream_t stream,
                                           absl::FunctionRef<absl::Status()> launch) {
-  if (device_ != Device::kHost || !bound_plans_.load()) {
-    return absl::UnimplementedError("fake gemm: no bound plans");
-  }
+  ENCORE_RETURN_IF_ERROR(CheckBoundPlans());
   absl::MutexLock pair(&pair_mu_);
   ENCORE_RETURN_IF_ERROR(WriteBindings(args, stream));
   absl::Status launched = launch();

@@ -89,6 +89,9 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   size_t queued_bindings(cudaStream_t stream) const;
 
  private:
+  // Unimplemented in GPU mode or after DisableBoundPlans.
+  absl::Status CheckBoundPlans() const;
+
   Device device_;
   int64_t auto_threshold_;
   mutable std::atomic<int> fail_launches_{0};
