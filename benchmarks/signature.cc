@@ -7,6 +7,7 @@
 //     exact compare, mutex, LRU touch, counters) with a backend whose launch does nothing.
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
+//   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
 //     direct launch and of a graph-node patch.
 //
@@ -27,6 +28,7 @@
 #include "graph_cache/batch.h"
 #include "graph_cache/executor.h"
 #include "graph_cache/internal/key_words.h"
+#include "graph_cache/sequence.h"
 
 namespace encore::graph_cache {
 namespace {
@@ -208,6 +210,45 @@ void BM_BatchFlush(benchmark::State& state) {
                                                          benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
+
+// The replay benchmark's sequence_step mode on the host: range(0) calls of G = range(1) groups
+// made through a step-bounded SequenceRecorder, then EndStep; once the period is learned, each
+// step is deferred call by call and launched as one (null) graph at its last call.
+void BM_SequenceStep(benchmark::State& state) {
+  const int calls = static_cast<int>(state.range(0));
+  const int ng = static_cast<int>(state.range(1));
+  NullGemm gemm;
+  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
+  if (!exec.ok()) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  SequenceOptions options;
+  options.mode = SequenceMode::kStepBounded;
+  auto rec = SequenceRecorder::Create(exec->get(), nullptr, options);
+  if (!rec.ok()) {
+    state.SkipWithError("recorder create failed");
+    return;
+  }
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < calls; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
+  auto step = [&]() {
+    for (auto& g : sets) {
+      if (!(*rec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;
+    }
+    return (*rec)->EndStep().ok();
+  };
+  for (int round = 0; round < 8; ++round) step();  // learned and captured by now
+  const uint64_t launches = (*rec)->counters().period_launches;
+  for (auto _ : state) benchmark::DoNotOptimize(step());
+  if ((*rec)->counters().period_launches - launches != static_cast<uint64_t>(state.iterations())) {
+    state.SkipWithError("not every step was one period launch");
+  }
+  state.counters["ns_per_call"] =
+      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SequenceStep)->Args({15, 2})->Args({15, 8});
 
 CUresult NullEncode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                     const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
