@@ -20,6 +20,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -33,7 +34,9 @@ namespace encore::graph_cache {
 class GemmBatch {
  public:
   // `executor` is not owned and must outlive the batch.
-  explicit GemmBatch(GraphExecutor* executor) : executor_(executor) {}
+  explicit GemmBatch(GraphExecutor* executor)
+      : executor_(executor),
+        max_calls_(static_cast<size_t>(std::max(0, executor->options().max_batch_calls))) {}
 
   // Appends a call. InvalidArgument when the batch already holds executor.max_batch_calls
   // calls or the call has no groups / more than gemm::kMaxGroups.
@@ -45,19 +48,19 @@ class GemmBatch {
                                    BatchRunOptions options = BatchRunOptions{});
 
   void Clear();
-  size_t size() const { return slots_.size(); }
-  bool empty() const { return slots_.empty(); }
+  size_t size() const { return calls_.size(); }
+  bool empty() const { return calls_.empty(); }
 
  private:
-  struct Slot {
-    size_t first = 0;
-    size_t count = 0;
-    const int32_t* device_m = nullptr;
-    gemm::KernelKind kind = gemm::KernelKind::kAuto;
-  };
   GraphExecutor* executor_;
+  size_t max_calls_;
+  // Every added call's groups, back to back; only the first num_groups_ are in use.
   std::vector<gemm::GroupProblem> groups_;
-  std::vector<Slot> slots_;
+  size_t num_groups_ = 0;
+  // Per added call: its first group's index in groups_, its group count, and the call itself,
+  // whose span is only set by Flush.
+  std::vector<size_t> firsts_;
+  std::vector<size_t> counts_;
   std::vector<GemmCall> calls_;
 };
 

@@ -108,11 +108,16 @@ size_t CallMemoKey(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind
                             (static_cast<uint64_t>(static_cast<uint32_t>(l.m)) << 40)));
 }
 
-// The hit memo's key for a batch: the calls' keys chained (a batch of one has its call's key, so
-// Run and a one-call RunBatch share memo entries as they share cache entries).
+// The hit memo's key for a batch: the call count and the keys of its first, middle and last
+// calls chained (a batch of one has its call's key, so Run and a one-call RunBatch share memo
+// entries as they share cache entries). Only an index: batches differing elsewhere share a set
+// and are told apart by HoldsCalls, which reads every call anyway.
 size_t CallsMemoKey(absl::Span<const GemmCall> calls, const void* stream) {
   size_t x = CallMemoKey(calls[0].args, calls[0].kind, stream);
-  for (size_t i = 1; i < calls.size(); ++i) {
+  const size_t n = calls.size();
+  if (n == 1) return x;
+  x = static_cast<size_t>(FingerprintMix(x, n));
+  for (const size_t i : {n / 2, n - 1}) {
     x = static_cast<size_t>(FingerprintMix(x, CallMemoKey(calls[i].args, calls[i].kind, stream)));
   }
   return x;
@@ -409,6 +414,12 @@ void GraphExecutor::MemoForgetLocked(Variant* v) {
 
 absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStream_t stream,
                                      BatchRunOptions batch_options) {
+  return RunBatchWithTicket(calls, stream, batch_options, nullptr);
+}
+
+absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
+                                               cudaStream_t stream, BatchRunOptions batch_options,
+                                               BatchTicket* ticket) {
   if (calls.empty()) return absl::OkStatus();
   if (calls.size() > static_cast<size_t>(options_.max_batch_calls)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -419,17 +430,32 @@ absl::Status GraphExecutor::RunBatch(absl::Span<const GemmCall> calls, cudaStrea
   if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
   if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
+  if (ticket != nullptr && ticket->variant != nullptr && ticket->stream == stream) {
+    encore::MutexLock lock(&mu_);
+    if (ticket->epoch == mutation_epoch_) {
+      guard_.Record(/*miss=*/false);
+      // The variant is alive (nothing was removed since the ticket) and unpatched.
+      const Outcome out = LaunchHitLocked(const_cast<Variant*>(ticket->variant), stream);
+      if (out.launched) {
+        AddLocked(counters_.fast_hits, calls.size());
+        return absl::OkStatus();
+      }
+      *ticket = BatchTicket{};  // the launch failed and dropped the variant
+      return RunDirect(calls, stream, out.reason);
+    }
+  }
   bool memo = true;
   for (const GemmCall& c : calls) memo = memo && !c.args.groups.empty();
   const size_t memo_key = memo ? CallsMemoKey(calls, stream) : 0;
   Outcome out;
   {
     encore::MutexLock lock(&mu_);
-    if (memo && MemoLaunchLocked(memo_key, calls, stream, &out)) {
-      if (out.launched) return absl::OkStatus();
-    } else {
+    if (!(memo && MemoLaunchLocked(memo_key, calls, stream, &out))) {
       ENCORE_RETURN_IF_ERROR(RunBatchLocked(calls, stream, batch_options, &out));
       if (out.launched && memo) MemoRememberLocked(out.variant, memo_key);
+    }
+    if (ticket != nullptr) {
+      *ticket = out.launched ? BatchTicket{out.variant, stream, mutation_epoch_} : BatchTicket{};
     }
   }
   if (out.launched) return absl::OkStatus();
@@ -720,6 +746,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
       return false;
     }
     v->Store(i, sigs[i]->binding);
+    ++mutation_epoch_;
     patched = true;
     AddLocked(counters_.patches, 1);
   }
@@ -809,6 +836,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
 }
 
 void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
+  ++mutation_epoch_;
   SubLocked(counters_.live_execs, 1);
   SubLocked(counters_.live_bytes, v->lru_bytes);
   AddLocked(evicted ? counters_.evictions : counters_.dropped, 1);

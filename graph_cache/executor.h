@@ -70,7 +70,8 @@
 //
 // Hit memo (Run and RunBatch): a kMemoWays-way set-associative table of (memo key, variant)
 // pairs, the memo key being a few multiply-xor rounds over the calls' raw arguments (per call:
-// group count, kind, device_m, the first and the last group's pointers and M; and the stream). A
+// group count, kind, device_m, the first and the last group's pointers and M; and the stream;
+// a batch chains its call count and its first, middle and last calls' keys). A
 // call or batch probes its set; a way with its memo key has its variant's key and stored
 // bindings compared with the arguments field by field, and only an identical one is launched
 // without building any signature (a "fast hit": counted in hits, and per call in fast_hits). Any
@@ -218,8 +219,25 @@ class GraphExecutor {
   void Clear();
 
  private:
+  friend class SequenceRecorder;
   struct Entry;
   struct Variant;
+  // A replay ticket (SequenceRecorder's period): the variant a RunBatch launched, on which
+  // stream, and the executor's mutation epoch at the time.
+  struct BatchTicket {
+    const Variant* variant = nullptr;
+    cudaStream_t stream = nullptr;
+    uint64_t epoch = 0;
+  };
+  // RunBatch for a caller that makes the same calls again and again. NOTES: the caller guarantees
+  // that `calls` are, field for field, the calls *ticket was issued for (the recorder's period
+  // records, unchanged while it replays them; it resets its ticket whenever they change). While no
+  // variant has been removed or patched since (mutation_epoch_ unchanged) and `stream` is the
+  // ticket's, the ticket's variant still holds exactly those calls, so it is launched without the
+  // memo's compare of every group; otherwise this is RunBatch, which issues a new ticket when a
+  // graph ran.
+  absl::Status RunBatchWithTicket(absl::Span<const GemmCall> calls, cudaStream_t stream,
+                                  BatchRunOptions batch_options, BatchTicket* ticket);
   // calls and direct_launches are counted outside the mutex (fetch_add); every other counter
   // only under mu_, one writer at a time, so AddLocked/SubLocked replace the locked
   // read-modify-write with a relaxed load and store (cheaper on the hit path; lock-free readers
@@ -344,6 +362,8 @@ class GraphExecutor {
   // Hashes of evicted structures and of evicted (structure, bindings) variants.
   internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);
   uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;  // stamps Variant::last_use
+  // Bumped whenever a variant is removed or has nodes patched: invalidates every BatchTicket.
+  uint64_t mutation_epoch_ ABSL_GUARDED_BY(mu_) = 0;
   internal::ThrashGuard guard_ ABSL_GUARDED_BY(mu_);
   // The hit memo (see the header comment); each set's ways most recently memoized first.
   alignas(64) MemoWay memo_[kMemoSets][kMemoWays] ABSL_GUARDED_BY(mu_);

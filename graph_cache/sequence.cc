@@ -97,7 +97,7 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
   ++counters_.replayed_calls;
   if (first) {
     ++counters_.period_launches;
-    return executor_->RunBatch(period_calls_, stream_, BatchRunOptions{true});
+    return executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
   }
   return absl::OkStatus();
 }
@@ -153,6 +153,7 @@ void SequenceRecorder::TryAdopt(int p) {
   }
   period_calls_.clear();
   for (int q = 0; q < p; ++q) period_calls_.push_back(period_[static_cast<size_t>(q)].AsCall());
+  ticket_ = GraphExecutor::BatchTicket{};  // new period records: no graph vouched for them yet
   period_len_ = p;
   pos_ = r;
   aligned_ = r == 0;
@@ -165,7 +166,7 @@ absl::Status SequenceRecorder::LaunchPeriod() {
   pos_ = 0;
   ++counters_.period_launches;
   counters_.replayed_calls += static_cast<uint64_t>(period_len_);
-  return executor_->RunBatch(period_calls_, stream_, BatchRunOptions{true});
+  return executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
 }
 
 absl::Status SequenceRecorder::FlushDeferred() {
@@ -181,6 +182,7 @@ absl::Status SequenceRecorder::FlushDeferred() {
 
 void SequenceRecorder::Diverge() {
   ++counters_.divergences;
+  ticket_ = GraphExecutor::BatchTicket{};
   state_ = counters_.speculation_disabled ? State::kPassThrough : State::kLearning;
   counters_.period = 0;
   pos_ = 0;

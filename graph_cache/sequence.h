@@ -158,6 +158,9 @@ class SequenceRecorder {
 
   std::vector<Record> period_;  // the period, rotated to begin at a step start
   std::vector<GemmCall> period_calls_;
+  // The executor's ticket for period_calls_ (RunBatchWithTicket): lets a period launch skip the
+  // executor's compare of every call the recorder has just matched against period_ itself.
+  GraphExecutor::BatchTicket ticket_;
   int period_len_ = 0;
   int pos_ = 0;           // next expected position in period_
   bool aligned_ = false;  // replay active: the current period began at position 0

@@ -143,6 +143,57 @@ TEST_F(SequenceTest, StepBoundedDivergenceFlushesAndRelearns) {
   EXPECT_EQ(c.period, 4);
 }
 
+// A period launch skips the executor's compare of its calls (the recorder's ticket) only while
+// no graph of the executor was patched or removed: here the period's own graph is patched to
+// other buffers by a batch of the same structure (one variant per structure), then dropped by
+// Clear, and every step still computes with the recorder's buffers.
+TEST_F(SequenceTest, PeriodLaunchesFollowPatchesAndRemovalsOfTheirGraph) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  auto backend = std::make_unique<HostGraphBackend>();
+  auto e = GraphExecutor::CreateWithBackend(&gemm_, std::move(backend), o);
+  ASSERT_TRUE(e.ok()) << e.status();
+  exec_ = *std::move(e);
+  auto rec = Recorder(SequenceMode::kStepBounded);
+  auto ps = Problems(3);
+  auto others = Problems(3, 100);  // the same structure, other buffers
+  std::vector<GemmCall> other_calls;
+  for (auto& q : others) other_calls.push_back(GemmCall{q->args(), KernelKind::kSimple});
+  auto step = [&](int s) {
+    for (auto& p : ps) p->ClearC();
+    for (auto& p : ps) ENCORE_ASSERT_OK(rec->Run(p->args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK(rec->EndStep());
+    for (size_t i = 0; i < ps.size(); ++i)
+      EXPECT_TRUE(ps[i]->Check(0)) << "step " << s << " call " << i;
+  };
+  for (int s = 0; s < 6; ++s) step(s);
+  const uint64_t launches = rec->counters().period_launches;
+  ASSERT_GT(launches, 0u);
+  const ExecutorCounters before = exec_->counters();
+  step(6);  // a replay through the ticket: no capture, no patch
+  EXPECT_EQ(exec_->counters().patches, before.patches);
+  EXPECT_EQ(exec_->counters().captures, before.captures);
+
+  // The period's graph now holds the other buffers.
+  for (auto& q : others) q->ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(other_calls, FakeStream(1)));
+  for (auto& q : others) EXPECT_TRUE(q->Check(0));
+  const uint64_t patched = exec_->counters().patches;
+  EXPECT_GT(patched, before.patches);
+  for (auto& q : others) q->ClearC();
+  step(7);  // patched back: its calls' own buffers
+  EXPECT_GT(exec_->counters().patches, patched);
+  for (auto& q : others) EXPECT_TRUE(q->Untouched(0)) << "the step wrote the other buffers";
+
+  exec_->Clear();  // the graph is gone
+  const uint64_t captures = exec_->counters().captures;
+  step(8);
+  step(9);
+  EXPECT_GT(exec_->counters().captures, captures);
+  EXPECT_EQ(rec->counters().period_launches, launches + 4);
+  EXPECT_EQ(rec->counters().divergences, 0u);
+}
+
 TEST_F(SequenceTest, StepBoundedMisalignedStepsStayCorrect) {
   // Steps of 5 calls over a period of 2: EndStep lands mid-period every other step.
   auto rec = Recorder(SequenceMode::kStepBounded);
