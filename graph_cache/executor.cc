@@ -299,7 +299,7 @@ absl::StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::CreateWithBackend(
 ExecutorCounters GraphExecutor::counters() const {
   ExecutorCounters c;
   const auto ld = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  c.calls = ld(counters_.calls);
+  c.calls = ld(counters_.calls) + ld(counters_.fast_hit_calls);
   c.direct_launches = ld(counters_.direct_launches);
   c.graph_launches = ld(counters_.graph_launches);
   c.hits = ld(counters_.hits);
@@ -340,28 +340,31 @@ absl::Status GraphExecutor::RunDirect(absl::Span<const GemmCall> calls, cudaStre
 
 absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
                                 gemm::KernelKind kind) {
-  counters_.calls.fetch_add(1, std::memory_order_relaxed);
   const GemmCall call{args, kind};
   const absl::Span<const GemmCall> calls(&call, 1);
   absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
-  if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
-  if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
-
   const bool memo = !args.groups.empty();
   const size_t memo_key = memo ? CallMemoKey(args, kind, stream) : 0;
-  if (memo) {
+  if (memo && capturing.ok() && !*capturing) {
     Outcome out;
     bool found = false;
     {
       encore::MutexLock lock(&mu_);
       found = MemoLaunchLocked(memo_key, calls, stream, &out);
+      // NOTES: the call of a fast hit is counted under the lock (counters() adds both), which
+      // spares the hit path an atomic read-modify-write.
+      if (found && out.launched) AddLocked(counters_.fast_hit_calls, 1);
     }
     if (found) {
       if (out.launched) return absl::OkStatus();
+      counters_.calls.fetch_add(1, std::memory_order_relaxed);
       // The launch failed and dropped the variant: run directly, as the full path would.
       return RunDirect(calls, stream, out.reason);
     }
   }
+  counters_.calls.fetch_add(1, std::memory_order_relaxed);
+  if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
+  if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
 
   CallSignature sig;  // on the stack: no allocation
   ENCORE_RETURN_IF_ERROR(BuildSignature(args, kind, options_.m_bucket, &sig, stream));

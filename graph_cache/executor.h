@@ -238,7 +238,8 @@ class GraphExecutor {
   // graph ran.
   absl::Status RunBatchWithTicket(absl::Span<const GemmCall> calls, cudaStream_t stream,
                                   BatchRunOptions batch_options, BatchTicket* ticket);
-  // calls and direct_launches are counted outside the mutex (fetch_add); every other counter
+  // calls (but a fast hit's) and direct_launches are counted outside the mutex (fetch_add); every
+  // other counter
   // only under mu_, one writer at a time, so AddLocked/SubLocked replace the locked
   // read-modify-write with a relaxed load and store (cheaper on the hit path; lock-free readers
   // still see whole values).
@@ -247,6 +248,9 @@ class GraphExecutor {
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
         dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0},
         bound_launches{0};
+    // Run's calls served by a fast hit, counted under mu_ (not in `calls`, whose fetch_add the
+    // hit path skips); counters() reports their sum as calls.
+    std::atomic<uint64_t> fast_hit_calls{0};
     std::atomic<int> last_fallback{0};
   };
   // What the locked part decided: the calls ran from a graph, or they must run directly.

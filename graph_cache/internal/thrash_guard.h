@@ -37,7 +37,7 @@ class ThrashGuard {
     const size_t w = window_.size();
     misses_ += static_cast<int>(miss) - window_[pos_];
     window_[pos_] = miss ? 1 : 0;
-    pos_ = (pos_ + 1) % w;
+    if (++pos_ == w) pos_ = 0;  // no division on the hit path
     if (++filled_ < static_cast<int>(w)) return;
     // A full window since the last decision.
     const double ratio = static_cast<double>(misses_) / static_cast<double>(w);
