@@ -6,8 +6,16 @@ process, each mode also gets host_over_adjacent_floor_us: the median over proces
 us per call minus the 1-node graph floor measured right before its batches (graph_floor_us), the
 pairing that cancels the host's state.
 
-  python3 benchmarks/results/replay_median.py OUT.json --command "..." IN.json [IN.json ...]
+  python3 benchmarks/results/replay_median.py OUT.json [--command "..."] [--fast-floor-us F] IN.json ...
+
+--fast-floor-us F: the host's fast state only (session 25). Each workload's numbers of a mode are
+taken from the processes whose 1-node graph floor measured right before that workload's batches
+(graph_floor_us) is <= F, the floors from the processes whose own 1-node floor is; a mode's
+host/device/e2e us per call is then the geomean over the GPU MODE workloads of those medians (the
+tiny problem's fields its own median), and n_fast counts the processes kept per workload. Runs
+169-170 put the fast state at 1.26-1.5 us and the slow one at 1.9-2.4 us.
 """
+import math
 import json
 import statistics
 import sys
@@ -17,12 +25,65 @@ def median_of(values):
     return round(statistics.median(values), 3)
 
 
+def geomean(values):
+    return round(math.exp(sum(math.log(v) for v in values) / len(values)), 3)
+
+
+def fast_state(out, runs, command, limit):
+    first = runs[0]
+    res = {k: first[k] for k in ("date", "commit", "device")}
+    res["command"] = command or first["command"]
+    res["aggregate"] = (
+        "fast host state only: per workload, the median over the processes (of %d) whose adjacent "
+        "1-node graph floor was <= %.2f us; per mode, the geomean of those medians over the GPU "
+        "MODE workloads" % (len(runs), limit))
+    kept = [r for r in runs if r["floors_us"]["graph_launch_1"] <= limit]
+    res["floors_us"] = {k: median_of([r["floors_us"][k] for r in kept]) for k in first["floors_us"]}
+    res["floors_processes"] = len(kept)
+    modes = []
+    for i, m in enumerate(first["modes"]):
+        row = {"mode": m["mode"], "workloads": []}
+        for j, w in enumerate(m["workloads"]):
+            entries = [r["modes"][i]["workloads"][j] for r in runs]
+            fast = [e for e in entries if e["graph_floor_us"] <= limit]
+            ww = {"workload": w["workload"], "n_fast": len(fast)}
+            for k in ("host_us", "device_us", "e2e_us", "graph_floor_us"):
+                ww[k] = median_of([e[k] for e in fast]) if fast else None
+            row["workloads"].append(ww)
+        gm = [w for w in row["workloads"] if not w["workload"].startswith("tiny") and w["n_fast"]]
+        tiny = [w for w in row["workloads"] if w["workload"].startswith("tiny") and w["n_fast"]]
+        row["host_us_per_call"] = geomean([w["host_us"] for w in gm])
+        row["device_us_per_call"] = geomean([w["device_us"] for w in gm])
+        row["e2e_geomean_us"] = geomean([w["e2e_us"] for w in gm])
+        row["graph_floor_us"] = geomean([w["graph_floor_us"] for w in gm])
+        row["host_over_adjacent_floor_us"] = round(
+            geomean([w["host_us"] for w in gm]) - geomean([w["graph_floor_us"] for w in gm]), 3)
+        if tiny:
+            row["tiny_host_us_per_call"] = tiny[0]["host_us"]
+            row["tiny_e2e_us_per_call"] = tiny[0]["e2e_us"]
+        modes.append(row)
+    res["modes"] = modes
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+
+
 def main():
     out, args = sys.argv[1], sys.argv[2:]
     command = ""
-    if args[0] == "--command":
-        command, args = args[1], args[2:]
+    limit = None
+    while args and args[0].startswith("--"):
+        if args[0] == "--command":
+            command = args[1]
+        elif args[0] == "--fast-floor-us":
+            limit = float(args[1])
+        else:
+            sys.exit("unknown option " + args[0])
+        args = args[2:]
     runs = [json.load(open(p)) for p in args]
+    if limit is not None:
+        fast_state(out, runs, command, limit)
+        return
     first = runs[0]
     res = {k: first[k] for k in ("date", "commit", "device")}
     res["command"] = command or first["command"]
