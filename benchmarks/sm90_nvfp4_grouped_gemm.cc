@@ -169,11 +169,8 @@ struct CallMode {
   int instance = 0;       // > 0: another runner with the same options
   int input_shift_mb = 0;  // > 0: this many MB of device memory allocated before the input sets
   StreamTiles stream = StreamTiles::kAuto;  // RunnerOptions::stream_simple_tiles
-  // Bound plans (PrepareBound for the benchmark's stream; WriteBindings before every launch):
-  // kAll the whole call (fetch, pre-pass, GEMM); kNoFetch without the fetch kernel (the bound
-  // pre-pass and GEMM reading the binding block the last fetch left: their own cost, wrong
-  // outputs on purpose); kFetchOnly the fetch kernels alone.
-  enum class Bound { kNo, kAll, kNoFetch, kFetchOnly } bound = Bound::kNo;
+  // Bound plans (PrepareBound for the benchmark's stream; WriteBindings before every launch).
+  bool bound = false;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -254,29 +251,23 @@ CallMode Only(Part part) {  // (unfused: the parts of a call with a pre-kernel)
   return m;
 }
 
-// `plan` reduced to kernel `k` of its own (its pre-kernel or fetch kernel), launched without a
-// PDL edge (unpadded: the pre-pass's padding only bounds its blocks beside a GEMM).
-template <typename Kernel>
-void RunOnlyKernel(const Kernel& k, LaunchPlan* plan) {
-  plan->function = k.function;
-  plan->grid = k.grid;
-  plan->block = k.block;
-  plan->dynamic_smem_bytes = 0;
-  plan->supports_pdl = false;
-  plan->params_bytes = k.params_bytes;
-  std::memcpy(plan->params, k.params, k.params_bytes);
-  plan->pre.function = nullptr;
-  plan->fetch.function = nullptr;
-}
-
-// `plan` reduced to one of its kernels (`part` != kCall; plans with a pre-kernel only).
+// `plan` reduced to one of its kernels (`part` != kCall; plans with a pre-kernel only): the
+// pre-kernel launched without a PDL edge (unpadded: the pre-pass's padding only bounds its blocks
+// beside a GEMM), or the GEMM.
 void KeepOnly(Part part, LaunchPlan* plan) {
   if (part == Part::kGemmOnly) {
     plan->pre.function = nullptr;
     return;
   }
   const PreLaunch pre = plan->pre;
-  RunOnlyKernel(pre, plan);
+  plan->function = pre.function;
+  plan->grid = pre.grid;
+  plan->block = pre.block;
+  plan->dynamic_smem_bytes = 0;
+  plan->supports_pdl = false;
+  plan->params_bytes = pre.params_bytes;
+  std::memcpy(plan->params, pre.params, pre.params_bytes);
+  plan->pre.function = nullptr;
 }
 
 #if ENCORE_SM90_EXP_STAMPS
@@ -338,8 +329,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   // (Bound plans are prepared for the stream they run on, its binding ring and workspace: one
   // stream for every bound benchmark, so that they take one of the runner's
   // max_token_workspaces slots.)
-  using Bound = CallMode::Bound;
-  const bool bound = how.bound != Bound::kNo;
+  const bool bound = how.bound;
   static absl::StatusOr<encore::Stream>* bound_stream =
       new absl::StatusOr<encore::Stream>(encore::Stream::Create());
   absl::StatusOr<encore::Stream> own_stream =
@@ -357,10 +347,9 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
       Check(gemm->Prepare(args, plans.back().get(), kind));
     }
   }
-  // Every launch of a bound plan writes its set's bindings first (also where the fetch is cut
-  // off below: the kernels then read what the last fetch left).
+  // Every launch of a bound plan writes its set's bindings first.
   auto launch = [&](size_t i) {
-    if (how.bound == Bound::kAll || how.bound == Bound::kFetchOnly) {
+    if (bound) {
       Check(gemm->WriteBindings(GroupedGemmArguments{sets[i].groups, nullptr}, stream->get()));
     }
     Check(gemm->Launch(*plans[i], stream->get(), pdl));
@@ -380,15 +369,6 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
     for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
   }
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
-  if (how.bound == Bound::kNoFetch) {
-    for (auto& p : plans) p->fetch.function = nullptr;
-  } else if (how.bound == Bound::kFetchOnly) {
-    // (Not behind PDL edges: what a fetch costs on a call's critical path, its launch included.)
-    for (auto& p : plans) {
-      const FetchLaunch fetch = p->fetch;
-      RunOnlyKernel(fetch, p.get());
-    }
-  }
   const bool had_pre = plans[0]->has_pre();
   if (part != Part::kCall) {
     if (!had_pre) {
@@ -419,11 +399,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   static std::set<std::string> printed;  // once per benchmark, not per repetition
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
-  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "",
-                              how.bound == Bound::kNoFetch    ? " (no fetch)"
-                              : how.bound == Bound::kFetchOnly ? " (fetch only)"
-                                                               : "",
-                              had_pre ? "+prepass" : "",
+  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "", had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
@@ -583,18 +559,14 @@ void Register(int sm_count) {
       RegisterShape("fewtiles", s, KernelKind::kSimple, 15, mode);
     }
   }
-  // Bound plans (rebind without node patches), whole and in parts, beside auto/pdl.
+  // Bound plans (rebind without node patches) beside auto/pdl.
   for (const BenchShape* s : {&kShapes[0], &kShapes[1], &kShapes[2], &kShapes[3],
                               &kFewTileShapes[2]}) {
-    const std::string base = absl::StrCat(s == &kFewTileShapes[2] ? "fewtiles/" : "gpumode/",
-                                          s->name, "/auto/bound");
-    for (auto [suffix, part] : {std::pair{"", CallMode::Bound::kAll},
-                                std::pair{"/nofetch", CallMode::Bound::kNoFetch},
-                                std::pair{"/fetchonly", CallMode::Bound::kFetchOnly}}) {
-      CallMode how;
-      how.bound = part;
-      RegisterTimed(base + suffix, s->m, s->n, s->k, KernelKind::kAuto, 10, how);
-    }
+    CallMode how;
+    how.bound = true;
+    RegisterTimed(absl::StrCat(s == &kFewTileShapes[2] ? "fewtiles/" : "gpumode/", s->name,
+                               "/auto/bound"),
+                  s->m, s->n, s->k, KernelKind::kAuto, 10, how);
   }
   for (const BenchShape& s : kShapes) {
     for (KernelKind kind :

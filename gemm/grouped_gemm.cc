@@ -452,12 +452,12 @@ class ShapePlanMemo {
 };
 
 // One stream's binding ring (bound plans): kBindingRingSlots slots of kMaxBoundGroups
-// HostBindings in pinned, mapped host memory, the device's count of slots read (written by the
-// fetch kernel into the same pinned buffer), and the device block the fetch kernel fills.
+// HostBindings in pinned, mapped host memory, the device's count of bound calls done (written by
+// each bound GEMM into the same pinned buffer), and the device block the bound pre-pass fills.
 // NOTES: slot n % slots holds the bindings of the n-th bound launch on the stream; the host
 // refills a slot only after the device has read it (consumed > n - slots), so it never runs more
 // than kBindingRingSlots launches ahead. Host stores before the launch call are visible to the
-// fetch kernel's system-scope loads (the launch orders them).
+// bound kernels' system-scope loads (the launch orders them).
 struct BindingRing {
   DeviceBuffer device_buffer;  // sm90::BindingRingDevice, zeroed (seq 0)
   PinnedHostBuffer host_buffer;
@@ -862,8 +862,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.dynamic_smem_bytes = 0;
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
-    plan->fetch.function = nullptr;
-    plan->fetch.params_bytes = 0;
+    plan->binds_from_ring = false;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
@@ -885,6 +884,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->pre.function = sm90::PrepassFunction(kGroups, bound);
         long long blocks = (threads + sm90::kPrepassThreads - 1) / sm90::kPrepassThreads;
         if (sm90::kPrepassGridStride) blocks = std::min<long long>(blocks, info_.sm_count);
+        if (bound) ++blocks;  // its block 0 fills the binding block
         plan->pre.grid = dim3(static_cast<unsigned>(std::max<long long>(1, blocks)));
         plan->prefers_pdl = PrepassPrefersPdl(blocks, grid, info_.sm_count);
         // RunnerOptions::pad_prepass_for_pdl: a small pre-pass goes behind a PDL edge too; it and
@@ -907,37 +907,34 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 #endif
       }
     }
-    if (bound) FillFetch<kGroups>(args, *ring, plan);
+    if (bound) FillBound<kGroups>(args, *ring, plan);
     plan->kind = kind;
     plan->num_tiles = tiles;
     plan->params_bytes = sizeof(Params<kGroups>);
     return absl::OkStatus();
   }
 
-  // A bound plan's fetch kernel, and its GEMM and pre-pass pointed at the ring's block (the
-  // weight maps Fill encoded for this call become the fetch kernel's templates).
+  // A bound plan's pre-pass and GEMM pointed at the stream's ring (the weight maps Fill encoded
+  // for this call become the pre-pass's templates: its block 0 writes them into the binding block
+  // with each call's global address).
   template <int kGroups>
-  void FillFetch(const GroupedGemmArguments& args, const BindingRing& ring, LaunchPlan* plan) {
+  void FillBound(const GroupedGemmArguments& args, const BindingRing& ring, LaunchPlan* plan) {
     auto* params = reinterpret_cast<Params<kGroups>*>(plan->params);
-    auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
-    auto* fetch = reinterpret_cast<sm90::FetchParams<kGroups>*>(plan->fetch.params);
-    static_assert(sizeof(sm90::FetchParams<kGroups>) <= kMaxFetchParamBytes, "fetch params");
-    std::memset(static_cast<void*>(fetch), 0, sizeof(sm90::FetchParams<kGroups>));
+    auto* bound = reinterpret_cast<sm90::BoundPrepassParams<kGroups>*>(plan->pre.params);
+    static_assert(offsetof(sm90::BoundPrepassParams<kGroups>, pre) == 0,
+                  "the pre-pass proper first: Fill wrote it there");
+    static_assert(sizeof(sm90::BoundPrepassParams<kGroups>) <= kMaxPrepassParamBytes,
+                  "bound pre-pass params");
+    std::memset(static_cast<void*>(bound->b), 0, sizeof(bound->b));
     const int num_groups = static_cast<int>(args.groups.size());
-    for (int s = 0; s < num_groups; ++s) fetch->b[params->info[s].orig] = params->maps[s].b;
-    fetch->ring = ring.slots_device;
-    fetch->consumed = ring.consumed_device;
-    fetch->tags = ring.tags_device;
-    fetch->device = ring.device;
-    fetch->num_groups = num_groups;
+    for (int s = 0; s < num_groups; ++s) bound->b[params->info[s].orig] = params->maps[s].b;
+    const sm90::BindingRingRef ref{ring.slots_device, ring.tags_device, ring.consumed_device,
+                                   ring.device};
+    bound->pre.ring = ref;
     params->bound = ring.device->groups;
-    params->ring = sm90::BindingRingRef{ring.slots_device, ring.tags_device, ring.device};
-    pre->bound = ring.device->groups;
-    plan->fetch.function = sm90::FetchFunction(kGroups);
-    plan->fetch.grid = dim3(1, 1, 1);
-    plan->fetch.block = dim3(sm90::kFetchThreads, 1, 1);
-    plan->fetch.dynamic_smem_bytes = 0;
-    plan->fetch.params_bytes = sizeof(sm90::FetchParams<kGroups>);
+    params->ring = ref;
+    plan->pre.params_bytes = sizeof(sm90::BoundPrepassParams<kGroups>);
+    plan->binds_from_ring = true;
   }
 
   // The per-stream workspaces of the first max_token_workspaces streams that ask for one: the

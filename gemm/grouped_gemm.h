@@ -173,8 +173,8 @@ class Nvfp4GroupedGemm {
                                             bool pdl = false) const = 0;
 
   // Bound plans: rebind without node patches. PrepareBound fills `plan` like Prepare, but its
-  // kernels read every group's pointers (a, sfa, b, sfb, c) from `stream`'s binding block, which
-  // the plan's first kernel (LaunchPlan::fetch) fills from `stream`'s binding ring: so one
+  // kernels read every group's pointers (a, sfa, b, sfb, c) from `stream`'s binding ring (its
+  // pre-pass's block 0 fills the stream's binding block for the GEMM, LaunchPlan::bound()): so one
   // launch description — or one graph captured from it — serves any buffers of the problem's
   // structure (groups, M, N, K, kind, device_m). Before every launch of such a plan or graph on
   // `stream`, WriteBindings queues the call's pointers (a few host stores into pinned memory; no
@@ -185,10 +185,10 @@ class Nvfp4GroupedGemm {
   // while the stream captures. A WriteBindings and its launch from one thread must not
   // interleave with another pair on the same stream: LaunchWithBindings holds the ring's lock
   // across both (the graph cache uses it); the slot tags catch a write without its launch, not
-  // two writers' pairs crossing. Cost (H200, run 167):
-  // WriteBindings is a few dozen host stores; the fetch adds ~3 us of device time to a call (the
-  // GEMM before it prefetches the next slot while it computes, so the fetch reads it from L2 when
-  // the host runs ahead).
+  // two writers' pairs crossing. Cost: WriteBindings is a few dozen host stores; on the device,
+  // the pre-pass first reads the call's pointers (from L2: the GEMM before it prefetches the next
+  // slot while it computes, when the host runs ahead) and the GEMM's weight loads wait for the
+  // pre-pass (session 25; before, a fetch kernel in front cost ~3 us a call, run 167).
   [[nodiscard]] virtual absl::Status PrepareBound(const GroupedGemmArguments& args,
                                                   LaunchPlan* plan,
                                                   KernelKind kind = KernelKind::kAuto,

@@ -39,10 +39,9 @@ inline const char* KernelKindName(KernelKind k) {
 
 // The largest by-value parameter block any Encore kernel takes (CUDA 12.1+ allows 32764 bytes).
 inline constexpr size_t kMaxParamBytes = 32 * 1024 - 64;
-// The largest parameter block of a plan's pre-kernel (the token pre-pass).
-inline constexpr size_t kMaxPrepassParamBytes = 4096;
-// The largest parameter block of a bound plan's fetch kernel (64 weight maps and a few pointers).
-inline constexpr size_t kMaxFetchParamBytes = 8192 + 256;
+// The largest parameter block of a plan's pre-kernel (the token pre-pass; a bound plan's carries
+// 64 weight maps besides).
+inline constexpr size_t kMaxPrepassParamBytes = 12 * 1024;
 
 namespace internal {
 // Kernel node parameters of one by-value parameter block: `*arg_slot` points at `params` and must
@@ -110,8 +109,6 @@ struct BasicPreLaunch {
 };
 // The token pre-pass.
 using PreLaunch = BasicPreLaunch<kMaxPrepassParamBytes>;
-// A bound plan's fetch kernel (Nvfp4GroupedGemm::PrepareBound).
-using FetchLaunch = BasicPreLaunch<kMaxFetchParamBytes>;
 
 // NOTES: `params` is stored inline and 64-byte aligned (tensor maps need 64-byte alignment), so a
 // LaunchPlan can be copied and kept in a graph cache entry without owning heap memory.
@@ -152,15 +149,14 @@ struct LaunchPlan {
   // always launched right after it on the same stream, with PDL (its griddepcontrol.wait waits for
   // the pre-kernel's completion), and captured as the next node of a chain.
   PreLaunch pre;
-  // A bound plan (Nvfp4GroupedGemm::PrepareBound): the fetch kernel, launched first (then the
-  // pre-kernel, which a bound plan always has, with PDL: it waits for the fetch's completion).
-  // Its main and pre-kernel read the call's pointers from the stream's binding block, so the same
-  // launch (or graph) serves any buffers once WriteBindings queued them.
-  FetchLaunch fetch;
+  // A bound plan (Nvfp4GroupedGemm::PrepareBound): its pre-kernel (which a bound plan always has)
+  // and main kernel take the call's pointers from the stream's binding ring, so the same launch
+  // (or graph) serves any buffers once WriteBindings queued them.
+  bool binds_from_ring = false;
 
   bool has_pre() const { return pre.function != nullptr; }
-  bool bound() const { return fetch.function != nullptr; }
-  int num_kernels() const { return (bound() ? 1 : 0) + (has_pre() ? 2 : 1); }
+  bool bound() const { return binds_from_ring; }
+  int num_kernels() const { return has_pre() ? 2 : 1; }
 
   // Kernel node parameters for this plan's main kernel. `arg_slot` must outlive the call that
   // consumes the result (cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams copy the block).
@@ -170,30 +166,26 @@ struct LaunchPlan {
 
   // True when two plans launch the same kernels with the same shapes and parameter bytes.
   bool SameLaunch(const LaunchPlan& o) const {
-    return fetch.SameLaunch(o.fetch) && pre.SameLaunch(o.pre) && function == o.function &&
+    return binds_from_ring == o.binds_from_ring && pre.SameLaunch(o.pre) && function == o.function &&
            internal::SameDims(grid, o.grid) && internal::SameDims(block, o.block) &&
            dynamic_smem_bytes == o.dynamic_smem_bytes && params_bytes == o.params_bytes &&
            std::memcmp(params, o.params, params_bytes) == 0;
   }
 };
 
-// cudaLaunchKernelEx of `plan` on `stream`: a bound plan's fetch kernel, then the pre-kernel if
-// any (the first of them with programmatic stream serialization (PDL) when `pdl` is asked, the
-// next behind it), then the main kernel (PDL when asked or after a pre-kernel, if the plan
-// supports it). Enqueues plan.num_kernels() kernels and nothing else, so a stream capture of it
-// yields that many kernel nodes in a chain.
+// cudaLaunchKernelEx of `plan` on `stream`: the pre-kernel if any (with programmatic stream
+// serialization (PDL) when `pdl` is asked), then the main kernel (PDL when asked or after a
+// pre-kernel, if the plan supports it). Enqueues plan.num_kernels() kernels and nothing else, so
+// a stream capture of it yields that many kernel nodes in a chain.
 inline cudaError_t LaunchOnStream(const LaunchPlan& plan, cudaStream_t stream, bool pdl) {
-  const auto launch_first = [&](const auto& k) {
-    const cudaError_t err = internal::LaunchKernel(k.function, k.grid, k.block,
-                                                   k.dynamic_smem_bytes, k.params, stream, pdl);
-    pdl = true;
-    return err;
-  };
-  if (plan.bound()) {
-    if (const cudaError_t err = launch_first(plan.fetch); err != cudaSuccess) return err;
-  }
   if (plan.has_pre()) {
-    if (const cudaError_t err = launch_first(plan.pre); err != cudaSuccess) return err;
+    const PreLaunch& k = plan.pre;
+    if (const cudaError_t err = internal::LaunchKernel(k.function, k.grid, k.block,
+                                                       k.dynamic_smem_bytes, k.params, stream, pdl);
+        err != cudaSuccess) {
+      return err;
+    }
+    pdl = true;
   }
   return internal::LaunchKernel(plan.function, plan.grid, plan.block, plan.dynamic_smem_bytes,
                                 plan.params, stream, pdl && plan.supports_pdl);

@@ -32,12 +32,10 @@ inline int GroupCapacityFor(int num_groups) { return num_groups <= 8 ? 8 : 64; }
 // streamed).
 const void* KernelFunction(KernelKind kind, int group_capacity, TokenSource source,
                            bool fused = false, bool streamed = false, bool bound = false);
-// The token pre-pass kernel (PrepassParams<group_capacity>; `bound`: a bound plan's, kBound);
+// The token pre-pass kernel (PrepassParams<group_capacity>; `bound`: a bound plan's,
+// BoundPrepassParams<group_capacity>, one block more: its block 0 fills the binding block);
 // nullptr for other capacities.
 const void* PrepassFunction(int group_capacity, bool bound = false);
-// A bound plan's fetch kernel (FetchParams<group_capacity>, sm90_nvfp4_bind_fetch.cuh); nullptr
-// for other capacities.
-const void* FetchFunction(int group_capacity);
 size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the

@@ -2,7 +2,6 @@
 // workspace (TokenSource::kPrepass) and the token pre-pass itself (a separate translation unit,
 // so the two kernel families compile in parallel).
 #include "gemm/kernels/internal/kernel_table.cuh"
-#include "gemm/kernels/sm90_nvfp4_bind_fetch.cuh"
 #include "gemm/kernels/sm90_nvfp4_grouped_gemm.cuh"
 #include "gemm/kernels/sm90_nvfp4_token_prepass.cuh"
 #include "gemm/launch.h"
@@ -12,8 +11,8 @@ namespace encore::gemm::sm90 {
 
 static_assert(sizeof(PrepassParams<64>) <= kMaxPrepassParamBytes,
               "pre-pass parameter block too large for 64 groups");
-static_assert(sizeof(FetchParams<64>) <= kMaxFetchParamBytes,
-              "fetch parameter block too large for 64 groups");
+static_assert(sizeof(BoundPrepassParams<64>) <= kMaxPrepassParamBytes,
+              "bound pre-pass parameter block too large for 64 groups");
 
 namespace internal {
 // NOTES: stream-K kernels read pre-pass tokens where kStreamKPrepass (the default tile; run 60:
@@ -35,22 +34,11 @@ cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
 const void* PrepassFunction(int group_capacity, bool bound) {
   switch (group_capacity) {
     case 8:
-      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8, true>)
+      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4BoundPrepassKernel<8>)
                    : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<8>);
     case 64:
-      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64, true>)
+      return bound ? reinterpret_cast<const void*>(&Sm90Nvfp4BoundPrepassKernel<64>)
                    : reinterpret_cast<const void*>(&Sm90Nvfp4TokenPrepassKernel<64>);
-    default:
-      return nullptr;
-  }
-}
-
-const void* FetchFunction(int group_capacity) {
-  switch (group_capacity) {
-    case 8:
-      return reinterpret_cast<const void*>(&Sm90BindFetchKernel<8>);
-    case 64:
-      return reinterpret_cast<const void*>(&Sm90BindFetchKernel<64>);
     default:
       return nullptr;
   }

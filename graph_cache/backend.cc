@@ -38,12 +38,6 @@ class CudaExecutableGraph final : public ExecutableGraph {
                                                         plan.num_kernels()));
     }
     void* slot = nullptr;
-    if (plan.bound()) {
-      const cudaKernelNodeParams fetch = plan.fetch.NodeParams(&slot);
-      ENCORE_RETURN_IF_CUDA_ERROR(
-          cudaGraphExecKernelNodeSetParams(exec_.get(), nodes_[node], &fetch),
-          "cudaGraphExecKernelNodeSetParams (fetch kernel)");
-    }
     if (plan.has_pre()) {
       const cudaKernelNodeParams pre = plan.pre.NodeParams(&slot);
       ENCORE_RETURN_IF_CUDA_ERROR(

@@ -11,7 +11,7 @@
 //      statuses of step 2 and of the end of capture checked (a failed launch leaves no capture
 //      open on the stream);
 //   4. the graph is rejected unless it holds exactly one kernel node per kernel of the plans
-//      (plans[i].num_kernels(): a plan with a pre-kernel launches two, a bound plan three), all
+//      (plans[i].num_kernels(): a plan with a pre-kernel launches two), all
 //      forming one chain
 //      (an empty graph is an error: "captured an empty graph");
 //   5. cudaGraphInstantiate; on cudaErrorMemoryAllocation, cudaDeviceGraphMemTrim and one retry.

@@ -610,7 +610,7 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
     return nullptr;
   }
   const size_t bytes = options_.per_graph_bytes + plan->num_kernels() * options_.per_node_bytes +
-                       plan->params_bytes + plan->pre.params_bytes + plan->fetch.params_bytes;
+                       plan->params_bytes + plan->pre.params_bytes;
   if (!lru_.Admissible(bytes)) return nullptr;
   plan_ptrs_.clear();
   plan_ptrs_.push_back(plan);

@@ -45,8 +45,8 @@ enum class RebindMode : int {
   // Single calls: one more exec per structure, captured from a bound plan
   // (Nvfp4GroupedGemm::PrepareBound), whose kernels read the call's pointers from the stream's
   // binding block; each such call writes its pointers into the stream's binding ring and launches
-  // it, with nothing patched. The host pays a few stores; the device pays the fetch kernel in
-  // front of the call. Problems without the token pre-pass, batches, and calls with another
+  // it, with nothing patched. The host pays a few stores; the device pays the pre-pass's wait for
+  // its pointers and the GEMM's weight loads after its wait. Problems without the token pre-pass, batches, and calls with another
   // stream, device_m or exact M than the bound exec was captured for are patched as in kPatch.
   kBound = 1,
 };

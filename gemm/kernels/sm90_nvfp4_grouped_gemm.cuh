@@ -134,8 +134,10 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // ENCORE_SM90_PRODUCER_WAITS_LATE, so a trigger of this grid also says the pre-pass before it
   // completed: the dependents' ordering never rests on the consumers' progress. Run 131: equal
   // to the early trigger within 0.1 us on every GPU MODE and few-tile shape, four rounds.)
+  // (kBound: the weight maps and pointers in the binding block are written by the pre-pass before
+  // this grid, so every role waits for it first.)
   constexpr bool kProducerWaitsLate = ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass &&
-                                      !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused);
+                                      !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused) && !kBound;
   // (ENCORE_SM90_PREPASS_READY, Params::prepass_blocks > 0: only the weight producer waits for
   // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
   // prepass_ready.cuh.)
@@ -207,9 +209,10 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         if (warp == 2) FusedPrepassCountPassed(p, tid & 31);
       }
       if constexpr (kBound) {
-        // The next bound call's bindings, read over the bus while this one computes (warp 2 is
-        // otherwise idle): its fetch then reads them from device memory (sm90_nvfp4_bind_fetch.cuh).
-        if (warp == 2 && blockIdx.x == 0) PrefetchNextBindings(p.ring, tid & 31);
+        // Warp 2 of CTA 0 (otherwise idle, past its wait: the pre-pass complete) advances the
+        // ring to the next bound call and reads that call's bindings over the bus while this one
+        // computes: its pre-pass then reads them from device memory (bind_prefetch.cuh).
+        if (warp == 2 && blockIdx.x == 0) AdvanceAndPrefetchBindings(p.ring, tid & 31);
       }
       if (role == WarpRole::kTokenProducer && (tid & 31) == 0) {
         const uint64_t pol_last = PolicyEvictLast();

@@ -337,11 +337,13 @@ inline constexpr size_t StreamKWorkspaceBytes(int ctas) {
 
 // ---- bound plans: rebind without node patches ----
 // A bound plan's kernels read every group's pointers from the stream's binding block (BoundGroup,
-// indexed by the caller's group index) instead of their parameter blocks. A fetch kernel
-// (sm90_nvfp4_bind_fetch.cuh), the plan's first, copies them there from the stream's binding ring:
-// pinned host slots the host fills before each launch (Nvfp4GroupedGemm::WriteBindings), read
-// over the bus by one small CTA. So one graph serves any buffers of its structure, and a call with
-// new buffers costs the host a few stores instead of a kernel-node patch.
+// indexed by the caller's group index) instead of their parameter blocks. The plan's token
+// pre-pass (Sm90Nvfp4BoundPrepassKernel) fills the block with its block 0, from the stream's
+// binding ring: pinned host slots the host fills before each launch
+// (Nvfp4GroupedGemm::WriteBindings), or the copy of the slot the previous bound GEMM prefetched
+// (internal/bind_prefetch.cuh); its other blocks take their tokens' pointers from the same source.
+// So one graph serves any buffers of its structure, and a call with new buffers costs the host a
+// few stores instead of a kernel-node patch.
 // One group's pointers in a ring slot, written by the host.
 struct HostBinding {
   const void* a;
@@ -355,8 +357,8 @@ struct HostBinding {
 inline constexpr int kBindingRingSlots = 256;
 inline constexpr int kMaxBoundGroups = 64;
 // One group's bindings on the device: its weight map (the plan's, global address replaced by the
-// fetch kernel with tensormap.replace; the GEMM acquires it with fence.proxy.tensormap) and its
-// pointers.
+// pre-pass's block 0 with tensormap.replace; the GEMM acquires it with fence.proxy.tensormap) and
+// its pointers.
 struct alignas(128) BoundGroup {
   CUtensorMap b;
   const uint8_t* a;
@@ -364,32 +366,23 @@ struct alignas(128) BoundGroup {
   const uint8_t* sfb;
   uint16_t* c;
 };
-// The stream's ring state on the device, zero when allocated: the binding block the kernels read,
-// the fetch kernel's sequence number (slot seq % slots is the next to read), and the next call's
-// slot as the GEMM before it prefetched it (staged_tag = its launch number + 1; 0: none).
+// The stream's ring state on the device, zero when allocated: the binding block the GEMM reads,
+// the sequence number (slot seq % slots is the current bound call's; the GEMM advances it), and
+// the next call's slot as the GEMM before it prefetched it (staged_tag = its launch number + 1;
+// 0: none).
 struct BindingRingDevice {
   BoundGroup groups[kMaxBoundGroups];
   HostBinding staged[kMaxBoundGroups];
   uint32_t seq;
   uint32_t staged_tag;
 };
-// Where a bound GEMM finds the ring to prefetch the next call's slot from (Params::ring).
+// The stream's ring as the bound kernels see it (PrepassParams::ring, Params::ring).
 struct BindingRingRef {
-  const HostBinding* slots;  // device view of the pinned slots
-  const uint32_t* tags;      // device view of the pinned tags
+  const HostBinding* slots;  // kBindingRingSlots x kMaxBoundGroups, device view of pinned host
+  const uint32_t* tags;      // kBindingRingSlots: slot s holds launch tags[s] (pinned host)
+  uint32_t* consumed;        // device view of a pinned host word: the bound calls done (seq + 1)
   BindingRingDevice* device;
 };
-template <int kGroups>
-struct alignas(64) FetchParams {
-  CUtensorMap b[kGroups];      // weight maps by caller group index (the plan's; templates)
-  const HostBinding* ring;     // kBindingRingSlots x kMaxBoundGroups, device view of pinned host
-  const uint32_t* tags;        // kBindingRingSlots: slot s holds launch tags[s] (pinned host)
-  uint32_t* consumed;          // device view of a pinned host word: the fetches done (seq + 1)
-  BindingRingDevice* device;   // the stream's binding block and sequence number
-  int num_groups;
-  int pad;
-};
-inline constexpr int kFetchThreads = kMaxBoundGroups;
 
 // ---- token pre-pass ----
 // One group of the pre-pass: converts rows [0, m) (device_m[orig] when dynamic) of the packed
@@ -416,8 +409,17 @@ struct alignas(64) PrepassParams {
   // ENCORE_SM90_PREPASS_READY: the ready count (kFusedSyncDone of the stream's barrier words) each
   // block adds 1 to once its stores are done; nullptr: the GEMM waits for the grid instead.
   unsigned int* ready;
-  // Bound plans (the pre-pass instantiated with kBound): a and sfa from here, by PrepassGroup::orig.
-  const BoundGroup* bound;
+  // Bound plans (Sm90Nvfp4BoundPrepassKernel): the stream's ring, where a and sfa come from (by
+  // PrepassGroup::orig); else zero.
+  BindingRingRef ring;
+};
+// A bound plan's pre-pass: the pre-pass proper (first: the runner fills it as any pre-pass's) and
+// the weight maps by caller group index (the plan's, as templates: block 0 writes each group's
+// into the binding block with this call's global address).
+template <int kGroups>
+struct alignas(64) BoundPrepassParams {
+  PrepassParams<kGroups> pre;
+  CUtensorMap b[kGroups];
 };
 #ifndef ENCORE_SM90_PREPASS_THREADS
 #define ENCORE_SM90_PREPASS_THREADS 256  // threads per token pre-pass block

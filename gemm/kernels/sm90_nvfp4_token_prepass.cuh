@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "gemm/kernels/internal/bind_fill.cuh"
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/stamps.cuh"
@@ -47,7 +48,8 @@ struct PrepassJob {
 };
 
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
-// kBound (bound plans): the group's tokens and token scales from the stream's binding block.
+// kBound (bound plans): the group's tokens and token scales from the stream's binding ring
+// (internal/bind_fill.cuh LoadTokenBindings: the staged copy or the ring slot).
 template <int kGroups, bool kBound = false>
 __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
                                                   int q) {
@@ -82,10 +84,7 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   const bool half = TileShape::HalfBlock(g.k, kb);
   const uint8_t* a = g.a;
   const uint8_t* sfa = g.sfa;
-  if constexpr (kBound) {
-    a = LdPointerCg(&p.bound[g.orig].a);
-    sfa = LdPointerCg(&p.bound[g.orig].sfa);
-  }
+  if constexpr (kBound) LoadTokenBindings(p.ring, g.orig, &a, &sfa);
   const uint8_t* src = a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
@@ -231,11 +230,9 @@ inline constexpr int kSm90ThreadsPerSm = 2048;
 #else
 #define ENCORE_SM90_PREPASS_BOUNDS __launch_bounds__(kPrepassThreads)
 #endif
-// kBound: the pre-pass of a bound plan (p.bound: each group's a and sfa, read after the wait).
-template <int kGroups, bool kBound = false>
+template <int kGroups>
 __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
-  static_assert(!kBound || !kPrepassGridStride, "bound pre-passes: the one-job kernel");
   // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
   if (threadIdx.x == 0) StampTimeAt(0);
   GridDependencyWait();
@@ -252,10 +249,10 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     // (No early return: every lane takes part in its warp's staging, and with
     // ENCORE_SM90_PREPASS_READY the whole block meets at the count below.)
     __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
-    PrepassUnitStaged<kGroups, kBound>(p, u, u < p.units, stage[threadIdx.x / 32]);
+    PrepassUnitStaged<kGroups>(p, u, u < p.units, stage[threadIdx.x / 32]);
 #else
     if (u >= p.units) return;
-    PrepassUnit<kGroups, kBound>(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
+    PrepassUnit<kGroups>(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #endif
   }
 #if ENCORE_SM90_PREPASS_READY
@@ -277,6 +274,29 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     StampTimeAt(2);
     StampDeferred({StampEvent::kPrepassEntry, StampEvent::kPrepassWaited, StampEvent::kPrepassDone});
   }
+}
+
+// The pre-pass of a bound plan: block 0 fills the stream's binding block for the GEMM
+// (FillBindingBlock), blocks 1.. convert the units of the plain kernel's blocks 0.., their tokens'
+// pointers from the ring (LoadTokenBindings). The GEMM reads the block only after its own wait.
+// NOTES: this grid neither advances the ring's sequence number nor tells the host a slot is free:
+// every block must read the same seq, so the GEMM after it (its wait: this grid complete) does.
+template <int kGroups>
+__global__ void ENCORE_SM90_PREPASS_BOUNDS
+    Sm90Nvfp4BoundPrepassKernel(const __grid_constant__ BoundPrepassParams<kGroups> p) {
+  static_assert(!kPrepassGridStride && ENCORE_SM90_PREPASS_STAGE && !ENCORE_SM90_PREPASS_READY,
+                "bound pre-passes: the staged one-job kernel");
+  static_assert(kMaxBoundGroups <= kPrepassThreads, "block 0: a thread per group");
+  GridDependencyWait();
+  GridDependentsLaunch();
+  if (blockIdx.x == 0) {
+    FillBindingBlock(p, static_cast<int>(threadIdx.x));
+    return;
+  }
+  const long long tid = static_cast<long long>(blockIdx.x - 1) * kPrepassThreads + threadIdx.x;
+  const long long u = tid / kPrepassThreadsPerUnit;
+  __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
+  PrepassUnitStaged<kGroups, true>(p.pre, u, u < p.pre.units, stage[threadIdx.x / 32]);
 }
 
 #undef ENCORE_SM90_PREPASS_BOUNDS

@@ -11,7 +11,6 @@ namespace encore::graph_cache::testing {
 namespace {
 const char kHostVariant0 = 0;
 const char kHostVariant1 = 0;
-const char kHostFetch = 0;  // a bound plan's fetch kernel (a tag; host mode)
 }  // namespace
 
 const void* FakeGemm::Function(int variant) const {
@@ -108,8 +107,7 @@ absl::Status FakeGemm::PrepareBound(const gemm::GroupedGemmArguments& args,
                                     cudaStream_t stream) {
   ENCORE_RETURN_IF_ERROR(CheckBoundPlans());
   ENCORE_RETURN_IF_ERROR(Prepare(args, plan, kind, stream));
-  plan->fetch.function = &kHostFetch;
-  plan->fetch.params_bytes = 0;
+  plan->binds_from_ring = true;
   return absl::OkStatus();
 }
 

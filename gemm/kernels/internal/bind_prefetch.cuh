@@ -1,9 +1,10 @@
-// Bound plans: the GEMM of bound call n prefetches call n + 1's bindings from the stream's ring
-// (pinned host memory) into device memory, so that the next fetch kernel reads them from L2
-// instead of waiting for a round trip over the bus (sm90_nvfp4_bind_fetch.cuh).
+// Bound plans: the GEMM of bound call n advances the stream's ring to call n + 1 and prefetches
+// that call's bindings from the ring (pinned host memory) into device memory, so that its
+// pre-pass reads them from L2 instead of waiting for a round trip over the bus
+// (internal/bind_fill.cuh).
 //
 // Example (the GEMM kernel, kBound, one otherwise idle warp of CTA 0, after griddepcontrol.wait):
-//   if (warp == 2 && blockIdx.x == 0) PrefetchNextBindings(p.ring, lane);
+//   if (warp == 2 && blockIdx.x == 0) AdvanceAndPrefetchBindings(p.ring, lane);
 #pragma once
 
 #include <cstdint>
@@ -13,17 +14,25 @@
 
 namespace encore::gemm::sm90 {
 
-// NOTES: this grid runs after the fetch of its own call completed (the pre-pass between them
-// waited for it), so ring.device->seq is n + 1; the host fills slot n + 1 before it enqueues that
-// launch, and usually has (a host runs ahead of a busy GPU): when the slot's tag says so, the whole
-// slot (every group: the next call's group count is not known here) is copied to `staged`, then
-// staged_tag = n + 2 is released. The next fetch reads staged_tag after its own wait (this grid
-// complete), so it never sees a partial copy; the slot cannot be refilled before that fetch ran
-// (the host refills slot s only once the fetch of s advanced `consumed`). A slot not yet written
-// leaves staged_tag alone: the fetch then reads the ring itself.
-__device__ __forceinline__ void PrefetchNextBindings(const BindingRingRef& ring, int lane) {
+// NOTES: this grid runs after the pre-pass of its own call completed (its wait), and every block
+// of that pre-pass read seq = n; nothing else reads or writes seq until this grid completes (the
+// next call's pre-pass waits for it). So lane 0 advances seq to n + 1 and tells the host that slot
+// n is free (consumed = n + 1). The host fills slot n + 1 before it enqueues that launch, and
+// usually has (a host runs ahead of a busy GPU): when the slot's tag says so, the whole slot
+// (every group: the next call's group count is not known here) is copied to `staged`, then
+// staged_tag = n + 2 is released. The next pre-pass reads staged_tag after its own wait (this grid
+// complete), so it never sees a partial copy; the slot cannot be refilled before that pre-pass
+// ran (the host refills slot s only once the GEMM of s advanced `consumed`). A slot not yet
+// written leaves staged_tag alone: the next pre-pass then reads the ring itself.
+__device__ __forceinline__ void AdvanceAndPrefetchBindings(const BindingRingRef& ring, int lane) {
   BindingRingDevice* dev = ring.device;
-  const uint32_t next = __ldcg(&dev->seq);
+  uint32_t next = 0;
+  if (lane == 0) {
+    next = __ldcg(&dev->seq) + 1;
+    dev->seq = next;
+    StRelaxedSys(ring.consumed, next);  // the host may refill this call's slot
+  }
+  next = __shfl_sync(~0u, next, 0);
   const uint32_t slot = next % kBindingRingSlots;
   const uint4* src =
       reinterpret_cast<const uint4*>(ring.slots + static_cast<size_t>(slot) * kMaxBoundGroups);

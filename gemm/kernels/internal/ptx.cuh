@@ -102,7 +102,7 @@ __device__ __forceinline__ void BulkWaitGroupRead() {
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
-// Tensor maps rewritten on the device (bound plans, sm90_nvfp4_bind_fetch.cuh): the writer copies
+// Tensor maps rewritten on the device (bound plans, internal/bind_fill.cuh): the writer copies
 // the map into global memory, replaces its global address there and releases it to the tensormap
 // proxy; every CTA that uses such a map acquires it first (stream order alone does not order the
 // tensormap proxy).

@@ -1,0 +1,96 @@
+// Bound plans: where a bound call's pointers come from on the device, and block 0 of its token
+// pre-pass filling the stream's binding block for the GEMM (sm90_nvfp4_grouped_gemm_params.h
+// "bound plans").
+//
+// Example (Sm90Nvfp4BoundPrepassKernel, after griddepcontrol.wait):
+//   if (blockIdx.x == 0) { FillBindingBlock(p, threadIdx.x); return; }
+//   const uint8_t* a; const uint8_t* sfa;
+//   LoadTokenBindings(p.pre.ring, orig, &a, &sfa);
+//
+// NOTES: the source of call n's pointers is decided by values that nothing writes while its
+// pre-pass runs: the pre-pass reads them after its griddepcontrol.wait, i.e. after the previous
+// bound call's GEMM completed, which advanced seq to n and (when the host had written slot n by
+// then) staged the slot with staged_tag = n + 1 (bind_prefetch.cuh). This call's GEMM advances
+// seq only after its own wait (this pre-pass complete), so every block of the pre-pass reads the
+// same seq. The sequence number, the staged tag and the staged pointers load together (one L2
+// round trip); only when the slot was not staged do the pointers come over the bus from the ring.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "gemm/kernels/internal/ptx.cuh"
+#include "gemm/kernels/sm90_nvfp4_grouped_gemm_params.h"
+
+namespace encore::gemm::sm90 {
+
+// Where LoadBindings found the current bound call's pointers.
+struct BindingSource {
+  uint32_t seq;  // the call's sequence number (its ring slot: seq % kBindingRingSlots)
+  bool staged;   // the previous GEMM's prefetched copy (else the ring, over the bus)
+};
+
+// Caller group `orig`'s five pointers (a, sfa, b, sfb, c) of the current bound call, as words;
+// `words` selects which (bit i: word i) so that a caller loads only what it needs.
+__device__ __forceinline__ BindingSource LoadBindings(const BindingRingRef& ring, int orig,
+                                                      unsigned words, uint64_t (&w)[5]) {
+  const BindingRingDevice* dev = ring.device;
+  const uint32_t seq = __ldcg(&dev->seq);
+  const uint32_t staged_tag = __ldcg(&dev->staged_tag);
+  const unsigned long long* staged = reinterpret_cast<const unsigned long long*>(&dev->staged[orig]);
+#pragma unroll
+  for (int i = 0; i < 5; ++i) w[i] = (words >> i) & 1 ? __ldcg(staged + i) : 0;
+  const bool staged_hit = staged_tag == seq + 1;
+  if (!staged_hit) {
+    // Cache-volatile loads (a system-memory line is never served stale from a cache), weak so that
+    // they are in flight together: one round trip over the bus.
+    const unsigned long long* slot = reinterpret_cast<const unsigned long long*>(
+        ring.slots + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + orig);
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+      if ((words >> i) & 1) w[i] = __ldcv(slot + i);
+    }
+  }
+  return BindingSource{seq, staged_hit};
+}
+
+// A pre-pass thread's tokens and token scales of caller group `orig`.
+__device__ __forceinline__ void LoadTokenBindings(const BindingRingRef& ring, int orig,
+                                                  const uint8_t** a, const uint8_t** sfa) {
+  uint64_t w[5];
+  LoadBindings(ring, orig, 0b00011u, w);
+  *a = reinterpret_cast<const uint8_t*>(w[0]);
+  *sfa = reinterpret_cast<const uint8_t*>(w[1]);
+}
+
+// Block 0 of a bound pre-pass, thread g for caller group g (kMaxBoundGroups <= the block): the
+// group's pointers into the binding block, and the plan's weight map with its global address
+// replaced (generic stores, tensormap.replace in global memory, released to the tensormap proxy;
+// the GEMM acquires it after its own wait, this grid then complete). A ring slot whose tag is not
+// the call's sequence number means a WriteBindings without its launch (or a launch without one):
+// the pointers would be another call's, so the grid traps instead (a sticky error, never silently
+// wrong outputs).
+template <int kGroups>
+__device__ __forceinline__ void FillBindingBlock(const BoundPrepassParams<kGroups>& p, int g) {
+  const BindingRingRef& ring = p.pre.ring;
+  if (g >= p.pre.num_groups) return;
+  uint64_t w[5];
+  const BindingSource src_of = LoadBindings(ring, g, 0b11111u, w);
+  if (g == 0 && !src_of.staged && __ldcv(ring.tags + src_of.seq % kBindingRingSlots) != src_of.seq) {
+    __trap();
+  }
+  BoundGroup* out = &ring.device->groups[g];
+  const uint4* src = reinterpret_cast<const uint4*>(&p.b[g]);
+  uint4* dst = reinterpret_cast<uint4*>(&out->b);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) dst[i] = src[i];
+  TensorMapReplaceAddressGlobal(&out->b, w[2]);
+  FenceTensorMapRelease();
+  out->a = reinterpret_cast<const uint8_t*>(w[0]);
+  out->sfa = reinterpret_cast<const uint8_t*>(w[1]);
+  out->sfb = reinterpret_cast<const uint8_t*>(w[3]);
+  out->c = reinterpret_cast<uint16_t*>(w[4]);
+}
+
+}  // namespace encore::gemm::sm90
