@@ -47,15 +47,9 @@ struct PrepassJob {
   bool upper;
 };
 
-// Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
-// kBound (bound plans): the group's tokens and token scales from the stream's binding ring
-// (internal/bind_fill.cuh LoadTokenBindings: the staged copy or the ring slot).
-template <int kGroups, bool kBound = false>
-__device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
-                                                  int q) {
-  PrepassJob j;
-  j.dst = nullptr;
-  // The group holding unit u: the last one whose unit_start <= u (binary search).
+// The group holding unit u: the last one whose unit_start <= u (binary search).
+template <int kGroups>
+__device__ __forceinline__ int GroupOfUnit(const PrepassParams<kGroups>& p, long long u) {
   int lo = 0, hi = p.num_groups - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
@@ -65,7 +59,18 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
       hi = mid - 1;
     }
   }
-  const PrepassGroup& g = p.g[lo];
+  return lo;
+}
+
+// Thread q (0..3) of work unit u (< p.units): its 64 packed codes and their scales.
+// kBound (bound plans): the group's tokens and token scales from `bound` (the block's copy of
+// the call's pointers, Sm90Nvfp4BoundPrepassKernel).
+template <int kGroups, bool kBound = false>
+__device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& p, long long u,
+                                                  int q, const TokenBindings* bound = nullptr) {
+  PrepassJob j;
+  j.dst = nullptr;
+  const PrepassGroup& g = p.g[GroupOfUnit(p, u)];
   const int kbs = TileShape::KBlocks(g.k);
 #if ENCORE_SM90_PREPASS_U32_INDEX
   // A group's units < 2^32 (the runner's plans: at most token_workspace_bytes / 256 units, and
@@ -84,7 +89,10 @@ __device__ __forceinline__ PrepassJob PrepassLoad(const PrepassParams<kGroups>& 
   const bool half = TileShape::HalfBlock(g.k, kb);
   const uint8_t* a = g.a;
   const uint8_t* sfa = g.sfa;
-  if constexpr (kBound) LoadTokenBindings(p.ring, g.orig, &a, &sfa);
+  if constexpr (kBound) {
+    a = bound->a[g.orig];
+    sfa = bound->sfa[g.orig];
+  }
   const uint8_t* src = a + static_cast<size_t>(row) * (g.k / 2) + kb * 64 + 4 * q;
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
@@ -159,12 +167,13 @@ __device__ __forceinline__ void PrepassStore(const PrepassJob& j) {
 // unit's lanes broadcast theirs; nullptr: a row past the step's dynamic M or past the units).
 template <int kGroups, bool kBound = false>
 __device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& p, long long u,
-                                                  bool valid, uint4* stage) {
+                                                  bool valid, uint4* stage,
+                                                  const TokenBindings* bound = nullptr) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int q = lane & 3;
   PrepassJob j;
   j.dst = nullptr;
-  if (valid) j = PrepassLoad<kGroups, kBound>(p, u, q);
+  if (valid) j = PrepassLoad<kGroups, kBound>(p, u, q, bound);
   if (j.dst != nullptr) {
     uint4 out[4];
     PrepassConvert(j, out);
@@ -183,9 +192,9 @@ __device__ __forceinline__ void PrepassUnitStaged(const PrepassParams<kGroups>& 
 }
 
 // Thread q (0..3) of work unit u (< p.units): its 64 packed codes -> 64 bytes of fp16.
-template <int kGroups, bool kBound = false>
+template <int kGroups>
 __device__ __forceinline__ void PrepassUnit(const PrepassParams<kGroups>& p, long long u, int q) {
-  PrepassStore(PrepassLoad<kGroups, kBound>(p, u, q));
+  PrepassStore(PrepassLoad<kGroups>(p, u, q));
 }
 
 // Thread t of kThreads per block: jobs (one thread's share of a unit: job j = unit j / 4,
@@ -277,8 +286,12 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
 }
 
 // The pre-pass of a bound plan: block 0 fills the stream's binding block for the GEMM
-// (FillBindingBlock), blocks 1.. convert the units of the plain kernel's blocks 0.., their tokens'
-// pointers from the ring (LoadTokenBindings). The GEMM reads the block only after its own wait.
+// (FillBindingBlock), blocks 1.. convert the units of the plain kernel's blocks 0... Each of them
+// first copies the tokens' pointers of the groups its units meet (usually one or two) into shared
+// memory, one thread a group (LoadTokenBindings: the staged copy, or the ring over the bus), so
+// the units read them there: run 172's first version had every thread load them itself, and the
+// bound calls of GPU MODE shapes took 5-8x their time. The GEMM reads the block only after its
+// own wait.
 // NOTES: this grid neither advances the ring's sequence number nor tells the host a slot is free:
 // every block must read the same seq, so the GEMM after it (its wait: this grid complete) does.
 template <int kGroups>
@@ -293,10 +306,21 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     FillBindingBlock(p, static_cast<int>(threadIdx.x));
     return;
   }
-  const long long tid = static_cast<long long>(blockIdx.x - 1) * kPrepassThreads + threadIdx.x;
-  const long long u = tid / kPrepassThreadsPerUnit;
+  constexpr int kUnitsPerBlock = kPrepassThreads / kPrepassThreadsPerUnit;
+  const long long u0 = static_cast<long long>(blockIdx.x - 1) * kUnitsPerBlock;
+  __shared__ TokenBindings bound;
+  if (u0 < p.pre.units) {
+    const int first = GroupOfUnit(p.pre, u0);
+    const int last = GroupOfUnit(p.pre, min(u0 + kUnitsPerBlock, p.pre.units) - 1);
+    for (int i = first + static_cast<int>(threadIdx.x); i <= last; i += kPrepassThreads) {
+      const int orig = p.pre.g[i].orig;
+      LoadTokenBindings(p.pre.ring, orig, &bound.a[orig], &bound.sfa[orig]);
+    }
+  }
+  __syncthreads();
+  const long long u = u0 + threadIdx.x / kPrepassThreadsPerUnit;
   __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
-  PrepassUnitStaged<kGroups, true>(p.pre, u, u < p.pre.units, stage[threadIdx.x / 32]);
+  PrepassUnitStaged<kGroups, true>(p.pre, u, u < p.pre.units, stage[threadIdx.x / 32], &bound);
 }
 
 #undef ENCORE_SM90_PREPASS_BOUNDS

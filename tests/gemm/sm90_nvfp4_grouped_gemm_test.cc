@@ -806,7 +806,7 @@ TEST_F(Sm90GemmTest, BoundPlansServeAnyBuffersOfTheirStructure) {
     ASSERT_EQ(ended, cudaSuccess);
     size_t nodes = 0;
     ASSERT_EQ(cudaGraphGetNodes(graph.get(), nullptr, &nodes), cudaSuccess);
-    EXPECT_EQ(nodes, 3u);
+    EXPECT_EQ(nodes, static_cast<size_t>(plan->num_kernels()));
     auto exec = GraphExec::Instantiate(graph.get());
     ASSERT_TRUE(exec.ok()) << exec.status();
     for (int rep = 0; rep < 2 * kSets; ++rep) {

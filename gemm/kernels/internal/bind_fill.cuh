@@ -4,8 +4,7 @@
 //
 // Example (Sm90Nvfp4BoundPrepassKernel, after griddepcontrol.wait):
 //   if (blockIdx.x == 0) { FillBindingBlock(p, threadIdx.x); return; }
-//   const uint8_t* a; const uint8_t* sfa;
-//   LoadTokenBindings(p.pre.ring, orig, &a, &sfa);
+//   LoadTokenBindings(p.pre.ring, orig, &bound.a[orig], &bound.sfa[orig]);  // a few threads
 //
 // NOTES: the source of call n's pointers is decided by values that nothing writes while its
 // pre-pass runs: the pre-pass reads them after its griddepcontrol.wait, i.e. after the previous
@@ -55,7 +54,14 @@ __device__ __forceinline__ BindingSource LoadBindings(const BindingRingRef& ring
   return BindingSource{seq, staged_hit};
 }
 
-// A pre-pass thread's tokens and token scales of caller group `orig`.
+// The tokens' pointers of a bound call by caller group index (a bound pre-pass block's copy, in
+// shared memory).
+struct TokenBindings {
+  const uint8_t* a[kMaxBoundGroups];
+  const uint8_t* sfa[kMaxBoundGroups];
+};
+
+// The tokens and token scales of caller group `orig`.
 __device__ __forceinline__ void LoadTokenBindings(const BindingRingRef& ring, int orig,
                                                   const uint8_t** a, const uint8_t** sfa) {
   uint64_t w[5];
