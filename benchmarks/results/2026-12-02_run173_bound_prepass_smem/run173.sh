@@ -5,8 +5,8 @@
 # tests, the bound test under memcheck, executor and sequence tests,
 # the kernel benchmark's bound family beside auto, then 6 replay processes.
 # Usage (repo root; carry gpu_s173.tar.xz = gpu_r172/: kernel test, executor/sequence tests,
-# kernel benchmark, replay, libbenchmark; built with tools/bazel build -c opt at COMMIT):
-#   bash benchmarks/results/2026-12-02_run173_bound_prepass_smem/run173.sh COMMIT
+# kernel benchmark, replay, libbenchmark; built with tools/bazel build -c opt at 10874c2):
+#   bash benchmarks/results/2026-12-02_run173_bound_prepass_smem/run173.sh 10874c2
 C=${1:-unknown}
 mkdir -p gb && tar xJf gpu_s173.tar.xz -C gb
 B=gb/gpu_r172
