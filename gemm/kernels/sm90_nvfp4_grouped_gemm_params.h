@@ -367,14 +367,16 @@ struct alignas(128) BoundGroup {
   uint16_t* c;
 };
 // The stream's ring state on the device, zero when allocated: the binding block the GEMM reads,
-// the sequence number (slot seq % slots is the current bound call's; the GEMM advances it), and
-// the next call's slot as the GEMM before it prefetched it (staged_tag = its launch number + 1;
-// 0: none).
+// the sequence number (slot seq % slots is the current bound call's; the GEMM advances it), the
+// next call's slot as the GEMM before it prefetched it (staged_tag = its launch number + 1; 0:
+// none), and `filled` = seq + 1 once the bound pre-pass's block 0 has filled the block for call
+// seq (its other blocks wait for it when the slot was not staged).
 struct BindingRingDevice {
   BoundGroup groups[kMaxBoundGroups];
   HostBinding staged[kMaxBoundGroups];
   uint32_t seq;
   uint32_t staged_tag;
+  uint32_t filled;
 };
 // The stream's ring as the bound kernels see it (PrepassParams::ring, Params::ring).
 struct BindingRingRef {

@@ -288,10 +288,10 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
 // The pre-pass of a bound plan: block 0 fills the stream's binding block for the GEMM
 // (FillBindingBlock), blocks 1.. convert the units of the plain kernel's blocks 0... Each of them
 // first copies the tokens' pointers of the groups its units meet (usually one or two) into shared
-// memory, one thread a group (LoadTokenBindings: the staged copy, or the ring over the bus), so
-// the units read them there: run 172's first version had every thread load them itself, and the
-// bound calls of GPU MODE shapes took 5-8x their time. The GEMM reads the block only after its
-// own wait.
+// memory, one thread a group (LoadTokenBindings: the staged copy, or the block 0 filled), so the
+// units read them there: run 172 had every thread load them itself (bound GPU MODE calls 5-8x
+// their time), run 173 every block read a slot that was not staged over the bus (~1 us a block).
+// The GEMM reads the binding block only after its own wait.
 // NOTES: this grid neither advances the ring's sequence number nor tells the host a slot is free:
 // every block must read the same seq, so the GEMM after it (its wait: this grid complete) does.
 template <int kGroups>
@@ -309,15 +309,10 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
   constexpr int kUnitsPerBlock = kPrepassThreads / kPrepassThreadsPerUnit;
   const long long u0 = static_cast<long long>(blockIdx.x - 1) * kUnitsPerBlock;
   __shared__ TokenBindings bound;
-  if (u0 < p.pre.units) {
-    const int first = GroupOfUnit(p.pre, u0);
-    const int last = GroupOfUnit(p.pre, min(u0 + kUnitsPerBlock, p.pre.units) - 1);
-    for (int i = first + static_cast<int>(threadIdx.x); i <= last; i += kPrepassThreads) {
-      const int orig = p.pre.g[i].orig;
-      LoadTokenBindings(p.pre.ring, orig, &bound.a[orig], &bound.sfa[orig]);
-    }
-  }
-  __syncthreads();
+  const bool any = u0 < p.pre.units;  // (the grid has no block without units; kept safe)
+  const int first = any ? GroupOfUnit(p.pre, u0) : 0;
+  const int last = any ? GroupOfUnit(p.pre, min(u0 + kUnitsPerBlock, p.pre.units) - 1) : -1;
+  LoadTokenBindings(p.pre, first, last, &bound);
   const long long u = u0 + threadIdx.x / kPrepassThreadsPerUnit;
   __shared__ uint4 stage[kPrepassThreads / 32][kPrepassStageChunks];
   PrepassUnitStaged<kGroups, true>(p.pre, u, u < p.pre.units, stage[threadIdx.x / 32], &bound);

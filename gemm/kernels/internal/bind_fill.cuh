@@ -4,7 +4,7 @@
 //
 // Example (Sm90Nvfp4BoundPrepassKernel, after griddepcontrol.wait):
 //   if (blockIdx.x == 0) { FillBindingBlock(p, threadIdx.x); return; }
-//   LoadTokenBindings(p.pre.ring, orig, &bound.a[orig], &bound.sfa[orig]);  // a few threads
+//   LoadTokenBindings(p.pre, first_group, last_group, &bound);  // the other blocks
 //
 // NOTES: the source of call n's pointers is decided by values that nothing writes while its
 // pre-pass runs: the pre-pass reads them after its griddepcontrol.wait, i.e. after the previous
@@ -12,7 +12,8 @@
 // then) staged the slot with staged_tag = n + 1 (bind_prefetch.cuh). This call's GEMM advances
 // seq only after its own wait (this pre-pass complete), so every block of the pre-pass reads the
 // same seq. The sequence number, the staged tag and the staged pointers load together (one L2
-// round trip); only when the slot was not staged do the pointers come over the bus from the ring.
+// round trip); when the slot was not staged, block 0 alone reads it over the bus and the other
+// blocks take the tokens' pointers from the binding block it fills.
 #pragma once
 
 #include <cuda.h>
@@ -61,42 +62,75 @@ struct TokenBindings {
   const uint8_t* sfa[kMaxBoundGroups];
 };
 
-// The tokens and token scales of caller group `orig`.
-__device__ __forceinline__ void LoadTokenBindings(const BindingRingRef& ring, int orig,
-                                                  const uint8_t** a, const uint8_t** sfa) {
-  uint64_t w[5];
-  LoadBindings(ring, orig, 0b00011u, w);
-  *a = reinterpret_cast<const uint8_t*>(w[0]);
-  *sfa = reinterpret_cast<const uint8_t*>(w[1]);
-}
-
 // Block 0 of a bound pre-pass, thread g for caller group g (kMaxBoundGroups <= the block): the
 // group's pointers into the binding block, and the plan's weight map with its global address
 // replaced (generic stores, tensormap.replace in global memory, released to the tensormap proxy;
-// the GEMM acquires it after its own wait, this grid then complete). A ring slot whose tag is not
-// the call's sequence number means a WriteBindings without its launch (or a launch without one):
-// the pointers would be another call's, so the grid traps instead (a sticky error, never silently
-// wrong outputs).
+// the GEMM acquires it after its own wait, this grid then complete); then `filled` = seq + 1 is
+// released for the other blocks. A ring slot whose tag is not the call's sequence number means a
+// WriteBindings without its launch (or a launch without one): the pointers would be another
+// call's, so the grid traps instead (a sticky error, never silently wrong outputs). Every thread
+// of the block calls it.
 template <int kGroups>
 __device__ __forceinline__ void FillBindingBlock(const BoundPrepassParams<kGroups>& p, int g) {
   const BindingRingRef& ring = p.pre.ring;
-  if (g >= p.pre.num_groups) return;
-  uint64_t w[5];
-  const BindingSource src_of = LoadBindings(ring, g, 0b11111u, w);
-  if (g == 0 && !src_of.staged && __ldcv(ring.tags + src_of.seq % kBindingRingSlots) != src_of.seq) {
-    __trap();
-  }
-  BoundGroup* out = &ring.device->groups[g];
-  const uint4* src = reinterpret_cast<const uint4*>(&p.b[g]);
-  uint4* dst = reinterpret_cast<uint4*>(&out->b);
+  BindingSource src_of{0, true};
+  if (g < p.pre.num_groups) {
+    uint64_t w[5];
+    src_of = LoadBindings(ring, g, 0b11111u, w);
+    if (g == 0 && !src_of.staged &&
+        __ldcv(ring.tags + src_of.seq % kBindingRingSlots) != src_of.seq) {
+      __trap();
+    }
+    BoundGroup* out = &ring.device->groups[g];
+    const uint4* src = reinterpret_cast<const uint4*>(&p.b[g]);
+    uint4* dst = reinterpret_cast<uint4*>(&out->b);
 #pragma unroll
-  for (int i = 0; i < 8; ++i) dst[i] = src[i];
-  TensorMapReplaceAddressGlobal(&out->b, w[2]);
-  FenceTensorMapRelease();
-  out->a = reinterpret_cast<const uint8_t*>(w[0]);
-  out->sfa = reinterpret_cast<const uint8_t*>(w[1]);
-  out->sfb = reinterpret_cast<const uint8_t*>(w[3]);
-  out->c = reinterpret_cast<uint16_t*>(w[4]);
+    for (int i = 0; i < 8; ++i) dst[i] = src[i];
+    TensorMapReplaceAddressGlobal(&out->b, w[2]);
+    FenceTensorMapRelease();
+    out->a = reinterpret_cast<const uint8_t*>(w[0]);
+    out->sfa = reinterpret_cast<const uint8_t*>(w[1]);
+    out->sfb = reinterpret_cast<const uint8_t*>(w[3]);
+    out->c = reinterpret_cast<uint16_t*>(w[4]);
+    __threadfence();
+  }
+  __syncthreads();
+  if (g == 0) StReleaseGpu(&ring.device->filled, src_of.seq + 1);
+}
+
+// A bound pre-pass block (blockIdx.x > 0) whose units meet caller groups p.g[first..last]: their
+// tokens' pointers into `out`, one thread a group. NOTES: from the previous GEMM's staged copy
+// when it holds this call's slot; else (the host had not written the slot when that GEMM looked)
+// not over the bus — a few hundred blocks reading one host line at once serialize there (run 173:
+// ~1 us a block, the first call after every sync) — but from the binding block, once block 0 has
+// filled it (`filled`): block 0 is dispatched first, so it runs while the others wait. Every
+// thread of the block calls it; the pointers are in `out` when it returns.
+template <int kGroups>
+__device__ __forceinline__ void LoadTokenBindings(const PrepassParams<kGroups>& p, int first,
+                                                  int last, TokenBindings* out) {
+  __shared__ uint32_t source;  // 0: staged; else the `filled` value to wait for
+  const BindingRingDevice* dev = p.ring.device;
+  if (threadIdx.x == 0) {
+    const uint32_t seq = __ldcg(&dev->seq);
+    const uint32_t staged_tag = __ldcg(&dev->staged_tag);
+    source = staged_tag == seq + 1 ? 0u : seq + 1;
+    if (source != 0) {
+      while (LdAcquireGpu(&dev->filled) != source) __nanosleep(100);
+    }
+  }
+  __syncthreads();
+  const bool staged = source == 0;
+  for (int i = first + static_cast<int>(threadIdx.x); i <= last; i += static_cast<int>(blockDim.x)) {
+    const int orig = p.g[i].orig;
+    if (staged) {
+      out->a[orig] = LdPointerCg(reinterpret_cast<const uint8_t* const*>(&dev->staged[orig].a));
+      out->sfa[orig] = LdPointerCg(reinterpret_cast<const uint8_t* const*>(&dev->staged[orig].sfa));
+    } else {
+      out->a[orig] = LdPointerCg(&dev->groups[orig].a);
+      out->sfa[orig] = LdPointerCg(&dev->groups[orig].sfa);
+    }
+  }
+  __syncthreads();
 }
 
 }  // namespace encore::gemm::sm90
