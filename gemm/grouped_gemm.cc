@@ -50,11 +50,12 @@ absl::Status CheckKernelsSupport(int cc_major, int cc_minor) {
 namespace {
 
 // heuristics.h PrepassPdlPadBytes for a device (the runner's plans; with one block a SM, the
-// largest pad of all: ConfigureKernels' limit).
-int PrepassPadBytes(const DeviceInfo& info, int blocks_per_sm) {
-  return PrepassPdlPadBytes(info.max_smem_per_sm, info.max_smem_optin_per_block,
-                            info.reserved_smem_per_block, blocks_per_sm,
-                            sm90::kPrepassStaticSmemBytes);
+// largest pad of all: ConfigureKernels' limit), for the plain or the bound pre-pass kernel (more
+// static shared memory).
+int PrepassPadBytes(const DeviceInfo& info, int blocks_per_sm, bool bound = false) {
+  return PrepassPdlPadBytes(
+      info.max_smem_per_sm, info.max_smem_optin_per_block, info.reserved_smem_per_block,
+      blocks_per_sm, bound ? sm90::kBoundPrepassStaticSmemBytes : sm90::kPrepassStaticSmemBytes);
 }
 
 using sm90::GroupInfo;
@@ -892,8 +893,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         const bool pad = plan->prefers_pdl ? pad_large_prepasses_ : pad_small_prepasses_;
         if (pad) {
           plan->pre.dynamic_smem_bytes = static_cast<unsigned>(PrepassPadBytes(
-              info_,
-              PrepassSpreadBlocksPerSm(blocks, info_.sm_count, prepass_pad_blocks_per_sm_)));
+              info_, PrepassSpreadBlocksPerSm(blocks, info_.sm_count, prepass_pad_blocks_per_sm_),
+              bound));
           plan->prefers_pdl = plan->pre.dynamic_smem_bytes > 0 || plan->prefers_pdl;
         }
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
@@ -1141,7 +1142,8 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   if (current != info.ordinal) {
     ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(info.ordinal), "cudaSetDevice");
   }
-  const cudaError_t configured = sm90::ConfigureKernels(PrepassPadBytes(info, 1));
+  const cudaError_t configured =
+      sm90::ConfigureKernels(PrepassPadBytes(info, 1), PrepassPadBytes(info, 1, /*bound=*/true));
   if (current != info.ordinal) (void)cudaSetDevice(current);
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");

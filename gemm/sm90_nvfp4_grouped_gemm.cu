@@ -36,7 +36,7 @@ size_t ParamsBytes(int group_capacity) {
   return group_capacity == 8 ? sizeof(Params<8>) : sizeof(Params<64>);
 }
 
-cudaError_t ConfigureKernels(int prepass_smem_bytes) {
+cudaError_t ConfigureKernels(int prepass_smem_bytes, int bound_prepass_smem_bytes) {
   for (TokenSource source : {TokenSource::kInKernel, TokenSource::kPrepass}) {
     const int smem = source == TokenSource::kPrepass ? Pipeline<TokenSource::kPrepass>::kSmemBytes
                                                      : Pipeline<TokenSource::kInKernel>::kSmemBytes;
@@ -58,13 +58,13 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes) {
     }
   }
   // The pre-pass's own shared memory is static (kPrepassStaticSmemBytes: the staging of
-  // ENCORE_SM90_PREPASS_STAGE); a plan may pad its blocks with dynamic shared memory
-  // (LaunchPlan::pre), at most this much.
+  // ENCORE_SM90_PREPASS_STAGE; the bound pre-pass's kBoundPrepassStaticSmemBytes); a plan may pad
+  // its blocks with dynamic shared memory (LaunchPlan::pre), at most this much.
   for (int cap : kGroupCapacities) {
     for (bool bound : {false, true}) {
-      const cudaError_t err =
-          cudaFuncSetAttribute(PrepassFunction(cap, bound),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, prepass_smem_bytes);
+      const cudaError_t err = cudaFuncSetAttribute(
+          PrepassFunction(cap, bound), cudaFuncAttributeMaxDynamicSharedMemorySize,
+          bound ? bound_prepass_smem_bytes : prepass_smem_bytes);
       if (err != cudaSuccess) return err;
     }
   }

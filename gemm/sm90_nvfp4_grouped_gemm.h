@@ -40,7 +40,7 @@ size_t ParamsBytes(int group_capacity);
 
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for every kernel on the current device; the
 // first failing call's error.
-cudaError_t ConfigureKernels(int prepass_smem_bytes = 0);
+cudaError_t ConfigureKernels(int prepass_smem_bytes = 0, int bound_prepass_smem_bytes = 0);
 
 #if ENCORE_SM90_EXP_STAMPS
 // Measurement only (the manual build _exp_stamps): points both kernel translation units at a

@@ -456,6 +456,16 @@ inline constexpr int kPrepassStageChunks = 8 * 16 + 8 * 16 / 8;
 inline constexpr int kPrepassStaticSmemBytes = ENCORE_SM90_PREPASS_STAGE && !kPrepassGridStride
                                                    ? kPrepassThreads / 32 * kPrepassStageChunks * 16
                                                    : 0;
+// The tokens' pointers of a bound call by caller group index (a bound pre-pass block's copy, in
+// shared memory: internal/bind_fill.cuh LoadTokenBindings).
+struct TokenBindings {
+  const uint8_t* a[kMaxBoundGroups];
+  const uint8_t* sfa[kMaxBoundGroups];
+};
+// The bound pre-pass's static shared memory: the staging, its TokenBindings and one word
+// (16-byte aligned): what its padding for PDL adds to.
+inline constexpr int kBoundPrepassStaticSmemBytes =
+    kPrepassStaticSmemBytes + static_cast<int>(sizeof(TokenBindings)) + 16;
 
 struct alignas(64) GroupMaps {
   // tokens: in kernel, packed uint8 {K/2, M}, box {64, kMaxBlockM}, 64-byte swizzle; with the

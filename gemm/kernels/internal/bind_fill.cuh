@@ -55,13 +55,6 @@ __device__ __forceinline__ BindingSource LoadBindings(const BindingRingRef& ring
   return BindingSource{seq, staged_hit};
 }
 
-// The tokens' pointers of a bound call by caller group index (a bound pre-pass block's copy, in
-// shared memory).
-struct TokenBindings {
-  const uint8_t* a[kMaxBoundGroups];
-  const uint8_t* sfa[kMaxBoundGroups];
-};
-
 // Block 0 of a bound pre-pass, thread g for caller group g (kMaxBoundGroups <= the block): the
 // group's pointers into the binding block, and the plan's weight map with its global address
 // replaced (generic stores, tensormap.replace in global memory, released to the tensormap proxy;
