@@ -41,6 +41,7 @@
 
 #include <cstdint>
 
+#include "gemm/kernels/internal/bind_fill.cuh"
 #include "gemm/kernels/internal/bind_prefetch.cuh"
 #include "gemm/kernels/internal/consumer.cuh"
 #include "gemm/kernels/internal/epilogue.cuh"
@@ -134,10 +135,10 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // ENCORE_SM90_PRODUCER_WAITS_LATE, so a trigger of this grid also says the pre-pass before it
   // completed: the dependents' ordering never rests on the consumers' progress. Run 131: equal
   // to the early trigger within 0.1 us on every GPU MODE and few-tile shape, four rounds.)
-  // (kBound: the weight maps and pointers in the binding block are written by the pre-pass before
-  // this grid, so every role waits for it first.)
+  // (kBound: the weight maps and pointers of the binding block come from the pre-pass's block 0;
+  // the weight producer waits for its `filled` release before it reads them, bind_fill.cuh.)
   constexpr bool kProducerWaitsLate = ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass &&
-                                      !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused) && !kBound;
+                                      !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused);
   // (ENCORE_SM90_PREPASS_READY, Params::prepass_blocks > 0: only the weight producer waits for
   // the pre-pass grid, before its trigger; the token producer waits for the blocks' count,
   // prepass_ready.cuh.)
@@ -173,6 +174,9 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         [[maybe_unused]] int bound_orig = -1;
         [[maybe_unused]] const uint8_t* bound_sfb = nullptr;
         [[maybe_unused]] uint64_t acquired = 0;
+        if constexpr (kBound) {
+          if constexpr (kProducerWaitsLate) WaitBindingBlockFilled(p.ring);
+        }
         sched.ForEach([&](const WorkItem& w) {
           const TileCoord tc = sched.Decode(w);
           if (tc.rows <= 0) return;

@@ -126,4 +126,21 @@ __device__ __forceinline__ void LoadTokenBindings(const PrepassParams<kGroups>& 
   __syncthreads();
 }
 
+// The bound GEMM's weight producer, before its griddepcontrol.wait (its early weight loads,
+// ENCORE_SM90_EARLY_WEIGHTS): returns once the binding block holds this call's bindings, polling
+// a few times for the pre-pass's block 0 to have filled it, else by waiting for the pre-pass grid.
+// NOTES: during this grid seq is this call's number c until CTA 0 advances it to c + 1 (after its
+// wait: the pre-pass complete), and only call c's block 0 writes filled = c + 1 (each call's value
+// is new). So filled == seq + 1 means "filled for this call, not advanced yet"; filled == seq is
+// either "not filled yet" or "advanced, the pre-pass complete" (a CTA starting late), which the
+// wait settles either way (at once in the second case).
+__device__ __forceinline__ void WaitBindingBlockFilled(const BindingRingRef& ring) {
+  constexpr int kPolls = 4;
+  for (int i = 0; i < kPolls; ++i) {
+    const uint32_t seq = __ldcg(&ring.device->seq);
+    if (LdAcquireGpu(&ring.device->filled) == seq + 1) return;
+  }
+  GridDependencyWait();
+}
+
 }  // namespace encore::gemm::sm90
