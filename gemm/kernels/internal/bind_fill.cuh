@@ -101,27 +101,30 @@ __device__ __forceinline__ void FillBindingBlock(const BoundPrepassParams<kGroup
 template <int kGroups>
 __device__ __forceinline__ void LoadTokenBindings(const PrepassParams<kGroups>& p, int first,
                                                   int last, TokenBindings* out) {
-  __shared__ uint32_t source;  // 0: staged; else the `filled` value to wait for
+  __shared__ uint32_t wait_for;  // 0: every pointer staged; else the `filled` value to wait for
   const BindingRingDevice* dev = p.ring.device;
-  if (threadIdx.x == 0) {
-    const uint32_t seq = __ldcg(&dev->seq);
-    const uint32_t staged_tag = __ldcg(&dev->staged_tag);
-    source = staged_tag == seq + 1 ? 0u : seq + 1;
-    if (source != 0) {
-      while (LdAcquireGpu(&dev->filled) != source) __nanosleep(100);
-    }
-  }
+  if (threadIdx.x == 0) wait_for = 0;
   __syncthreads();
-  const bool staged = source == 0;
+  // One round trip: the sequence number, the staged tag and the staged pointers together.
   for (int i = first + static_cast<int>(threadIdx.x); i <= last; i += static_cast<int>(blockDim.x)) {
     const int orig = p.g[i].orig;
-    if (staged) {
-      out->a[orig] = LdPointerCg(reinterpret_cast<const uint8_t* const*>(&dev->staged[orig].a));
-      out->sfa[orig] = LdPointerCg(reinterpret_cast<const uint8_t* const*>(&dev->staged[orig].sfa));
-    } else {
-      out->a[orig] = LdPointerCg(&dev->groups[orig].a);
-      out->sfa[orig] = LdPointerCg(&dev->groups[orig].sfa);
-    }
+    const uint32_t seq = __ldcg(&dev->seq);
+    const uint32_t staged_tag = __ldcg(&dev->staged_tag);
+    const auto* staged = reinterpret_cast<const uint8_t* const*>(&dev->staged[orig]);
+    out->a[orig] = LdPointerCg(staged + 0);
+    out->sfa[orig] = LdPointerCg(staged + 1);
+    if (staged_tag != seq + 1) wait_for = seq + 1;  // (every such thread writes the same value)
+  }
+  __syncthreads();
+  if (wait_for == 0) return;
+  if (threadIdx.x == 0) {
+    while (LdAcquireGpu(&dev->filled) != wait_for) __nanosleep(100);
+  }
+  __syncthreads();
+  for (int i = first + static_cast<int>(threadIdx.x); i <= last; i += static_cast<int>(blockDim.x)) {
+    const int orig = p.g[i].orig;
+    out->a[orig] = LdPointerCg(&dev->groups[orig].a);
+    out->sfa[orig] = LdPointerCg(&dev->groups[orig].sfa);
   }
   __syncthreads();
 }
