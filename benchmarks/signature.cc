@@ -185,17 +185,25 @@ BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
 // The replay benchmark's batch mode on the host: range(0) calls of G = range(1) groups added to
 // a GemmBatch and flushed as one (null) graph. Time per iteration / calls = the host cost per call
 // a batch adds on top of the graph launch.
+// range(0) calls' groups (range(1) groups each, distinct buffers) for the batch and sequence
+// benchmarks.
+std::vector<std::vector<gemm::GroupProblem>> CallSets(const benchmark::State& state) {
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < static_cast<int>(state.range(0)); ++i) {
+    sets.push_back(Groups(static_cast<int>(state.range(1)), static_cast<uintptr_t>(i + 1), 64));
+  }
+  return sets;
+}
+
 void BM_BatchFlush(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
-  const int ng = static_cast<int>(state.range(1));
   NullGemm gemm;
   auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
   if (!exec.ok()) {
     state.SkipWithError("create failed");
     return;
   }
-  std::vector<std::vector<gemm::GroupProblem>> sets;
-  for (int i = 0; i < calls; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
+  std::vector<std::vector<gemm::GroupProblem>> sets = CallSets(state);
   GemmBatch batch(exec->get());
   auto flush = [&]() {
     for (auto& g : sets) {
@@ -216,7 +224,6 @@ BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 // step is deferred call by call and launched as one (null) graph at its last call.
 void BM_SequenceStep(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
-  const int ng = static_cast<int>(state.range(1));
   NullGemm gemm;
   auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
   if (!exec.ok()) {
@@ -230,8 +237,7 @@ void BM_SequenceStep(benchmark::State& state) {
     state.SkipWithError("recorder create failed");
     return;
   }
-  std::vector<std::vector<gemm::GroupProblem>> sets;
-  for (int i = 0; i < calls; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
+  std::vector<std::vector<gemm::GroupProblem>> sets = CallSets(state);
   auto step = [&]() {
     for (auto& g : sets) {
       if (!(*rec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;

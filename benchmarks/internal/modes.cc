@@ -59,6 +59,32 @@ class ExecutorMode : public Mode {
   Cache cache_;
 };
 
+// Calls [first, first + count) of `sets` run directly once (untimed: the stream's workspaces
+// then exist), then captured by hand into one graph: the runner's own Run inside one stream
+// capture, instantiated and uploaded.
+absl::Status CaptureByHand(gemm::Nvfp4GroupedGemm* runner, const InputSets& sets, int first,
+                           int count, cudaStream_t stream, Graph* graph, GraphExec* exec) {
+  for (int i = first; i < first + count; ++i) {
+    ENCORE_RETURN_IF_ERROR(runner->Run(sets.args(i), stream));
+  }
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(stream), "prebuilt warm-up");
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+                              "begin capture");
+  absl::Status run = absl::OkStatus();
+  for (int i = first; i < first + count && run.ok(); ++i) run = runner->Run(sets.args(i), stream);
+  cudaGraph_t raw = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &raw);  // always ends the capture
+  Graph captured(raw);
+  ENCORE_RETURN_IF_ERROR(run);
+  ENCORE_RETURN_IF_CUDA_ERROR(ended, "end capture");
+  ENCORE_ASSIGN_OR_RETURN(GraphExec instantiated, GraphExec::Instantiate(captured.get()));
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(instantiated.get(), stream), "graph upload");
+  exec->reset();  // the old exec before its graph
+  *graph = std::move(captured);
+  *exec = std::move(instantiated);
+  return absl::OkStatus();
+}
+
 // Not an Encore mode but graph_per_call's floor: each input set's call captured by hand into
 // its own graph up front (Begin, untimed), then one cudaGraphLaunch per call, as a program that
 // knows its buffers in advance would replay them. graph_per_call minus this is the cache's own
@@ -72,21 +98,10 @@ class PrebuiltGraphMode : public Mode {
   absl::Status Begin(const InputSets& sets, cudaStream_t stream) override {
     execs_.clear();
     graphs_.clear();
-    for (int i = 0; i < sets.count(); ++i) {  // direct first: the stream's workspace exists
-      ENCORE_RETURN_IF_ERROR(runner_->Run(sets.args(i), stream));
-    }
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(stream), "prebuilt warm-up");
     for (int i = 0; i < sets.count(); ++i) {
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
-                                  "begin capture");
-      const absl::Status run = runner_->Run(sets.args(i), stream);
-      cudaGraph_t raw = nullptr;
-      const cudaError_t ended = cudaStreamEndCapture(stream, &raw);  // always ends the capture
-      Graph graph(raw);
-      ENCORE_RETURN_IF_ERROR(run);
-      ENCORE_RETURN_IF_CUDA_ERROR(ended, "end capture");
-      ENCORE_ASSIGN_OR_RETURN(GraphExec exec, GraphExec::Instantiate(graph.get()));
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(exec.get(), stream), "graph upload");
+      Graph graph;
+      GraphExec exec;
+      ENCORE_RETURN_IF_ERROR(CaptureByHand(runner_.get(), sets, i, 1, stream, &graph, &exec));
       graphs_.push_back(std::move(graph));
       execs_.push_back(std::move(exec));
     }
@@ -115,26 +130,7 @@ class PrebuiltBatchMode : public Mode {
       : runner_(std::move(runner)) {}
   const char* name() const override { return "graph_batch_prebuilt"; }
   absl::Status Begin(const InputSets& sets, cudaStream_t stream) override {
-    exec_.reset();  // the exec before its graph
-    graph_.reset();
-    for (int i = 0; i < sets.count(); ++i) {  // direct first: the stream's workspace exists
-      ENCORE_RETURN_IF_ERROR(runner_->Run(sets.args(i), stream));
-    }
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(stream), "prebuilt batch warm-up");
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
-                                "begin capture");
-    absl::Status run = absl::OkStatus();
-    for (int i = 0; i < sets.count() && run.ok(); ++i) run = runner_->Run(sets.args(i), stream);
-    cudaGraph_t raw = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(stream, &raw);  // always ends the capture
-    Graph graph(raw);
-    ENCORE_RETURN_IF_ERROR(run);
-    ENCORE_RETURN_IF_CUDA_ERROR(ended, "end capture");
-    ENCORE_ASSIGN_OR_RETURN(GraphExec exec, GraphExec::Instantiate(graph.get()));
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(exec.get(), stream), "graph upload");
-    graph_ = std::move(graph);
-    exec_ = std::move(exec);
-    return absl::OkStatus();
+    return CaptureByHand(runner_.get(), sets, 0, sets.count(), stream, &graph_, &exec_);
   }
   absl::Status Call(const InputSets&, int, cudaStream_t) override { return absl::OkStatus(); }
   absl::Status EndBatch(cudaStream_t stream) override {
