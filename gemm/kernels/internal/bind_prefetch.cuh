@@ -23,7 +23,7 @@ namespace encore::gemm::sm90 {
 // staged_tag = n + 2 is released. The next pre-pass reads staged_tag after its own wait (this grid
 // complete), so it never sees a partial copy; the slot cannot be refilled before that pre-pass
 // ran (the host refills slot s only once the GEMM of s advanced `consumed`). A slot not yet
-// written leaves staged_tag alone: the next pre-pass then reads the ring itself.
+// written leaves staged_tag alone: the next pre-pass's block 0 then reads the ring itself.
 __device__ __forceinline__ void AdvanceAndPrefetchBindings(const BindingRingRef& ring, int lane) {
   BindingRingDevice* dev = ring.device;
   uint32_t next = 0;
