@@ -31,16 +31,15 @@ struct BindingSource {
   bool staged;   // the previous GEMM's prefetched copy (else the ring, over the bus)
 };
 
-// Caller group `orig`'s five pointers (a, sfa, b, sfb, c) of the current bound call, as words;
-// `words` selects which (bit i: word i) so that a caller loads only what it needs.
+// Caller group `orig`'s five pointers (a, sfa, b, sfb, c) of the current bound call, as words.
 __device__ __forceinline__ BindingSource LoadBindings(const BindingRingRef& ring, int orig,
-                                                      unsigned words, uint64_t (&w)[5]) {
+                                                      uint64_t (&w)[5]) {
   const BindingRingDevice* dev = ring.device;
   const uint32_t seq = __ldcg(&dev->seq);
   const uint32_t staged_tag = __ldcg(&dev->staged_tag);
   const unsigned long long* staged = reinterpret_cast<const unsigned long long*>(&dev->staged[orig]);
 #pragma unroll
-  for (int i = 0; i < 5; ++i) w[i] = (words >> i) & 1 ? __ldcg(staged + i) : 0;
+  for (int i = 0; i < 5; ++i) w[i] = __ldcg(staged + i);
   const bool staged_hit = staged_tag == seq + 1;
   if (!staged_hit) {
     // Cache-volatile loads (a system-memory line is never served stale from a cache), weak so that
@@ -48,9 +47,7 @@ __device__ __forceinline__ BindingSource LoadBindings(const BindingRingRef& ring
     const unsigned long long* slot = reinterpret_cast<const unsigned long long*>(
         ring.slots + static_cast<size_t>(seq % kBindingRingSlots) * kMaxBoundGroups + orig);
 #pragma unroll
-    for (int i = 0; i < 5; ++i) {
-      if ((words >> i) & 1) w[i] = __ldcv(slot + i);
-    }
+    for (int i = 0; i < 5; ++i) w[i] = __ldcv(slot + i);
   }
   return BindingSource{seq, staged_hit};
 }
@@ -69,7 +66,7 @@ __device__ __forceinline__ void FillBindingBlock(const BoundPrepassParams<kGroup
   BindingSource src_of{0, true};
   if (g < p.pre.num_groups) {
     uint64_t w[5];
-    src_of = LoadBindings(ring, g, 0b11111u, w);
+    src_of = LoadBindings(ring, g, w);
     if (g == 0 && !src_of.staged &&
         __ldcv(ring.tags + src_of.seq % kBindingRingSlots) != src_of.seq) {
       __trap();
