@@ -25,18 +25,19 @@ absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::Kernel
   gemm::GroupProblem* dst = groups_.data() + first;
   for (size_t i = 0; i < ng; ++i) dst[i] = args.groups[i];
   num_groups_ = first + ng;
-  firsts_.push_back(first);
-  GemmCall& call = calls_.emplace_back();  // fields set in place: no temporary to copy
+  Slot& slot = slots_.emplace_back();  // fields set in place: no temporary to copy
+  slot.first = first;
+  slot.count = ng;
+  GemmCall& call = calls_.emplace_back();
   call.args.device_m = args.device_m;
   call.kind = kind;
-  counts_.push_back(ng);
   return absl::OkStatus();
 }
 
 absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
   const gemm::GroupProblem* base = groups_.data();
   for (size_t i = 0; i < calls_.size(); ++i) {  // groups_ no longer grows: take the spans now
-    calls_[i].args.groups = absl::MakeConstSpan(base + firsts_[i], counts_[i]);
+    calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
   }
   const absl::Status status = executor_->RunBatch(calls_, stream, options);
   Clear();
@@ -45,8 +46,7 @@ absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
 
 void GemmBatch::Clear() {
   num_groups_ = 0;
-  firsts_.clear();
-  counts_.clear();
+  slots_.clear();
   calls_.clear();
 }
 

@@ -57,10 +57,13 @@ class GemmBatch {
   // Every added call's groups, back to back; only the first num_groups_ are in use.
   std::vector<gemm::GroupProblem> groups_;
   size_t num_groups_ = 0;
-  // Per added call: its first group's index in groups_, its group count, and the call itself,
-  // whose span is only set by Flush.
-  std::vector<size_t> firsts_;
-  std::vector<size_t> counts_;
+  // Per added call: where its groups sit in groups_, and the call itself, whose span is only set
+  // by Flush.
+  struct Slot {
+    size_t first = 0;
+    size_t count = 0;
+  };
+  std::vector<Slot> slots_;
   std::vector<GemmCall> calls_;
 };
 

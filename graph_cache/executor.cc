@@ -385,9 +385,7 @@ bool GraphExecutor::MemoLaunchLocked(size_t key, absl::Span<const GemmCall> call
                                      cudaStream_t stream, Outcome* out) {
   for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
     if (w.variant == nullptr || w.key != key || !w.variant->HoldsCalls(calls, stream)) continue;
-    guard_.Record(/*miss=*/false);
-    *out = LaunchHitLocked(w.variant, stream);
-    if (out->launched) AddLocked(counters_.fast_hits, calls.size());
+    *out = FastHitLocked(w.variant, calls.size(), stream);
     return true;
   }
   return false;
@@ -436,13 +434,9 @@ absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
   if (ticket != nullptr && ticket->variant != nullptr && ticket->stream == stream) {
     encore::MutexLock lock(&mu_);
     if (ticket->epoch == mutation_epoch_) {
-      guard_.Record(/*miss=*/false);
       // The variant is alive (nothing was removed since the ticket) and unpatched.
-      const Outcome out = LaunchHitLocked(const_cast<Variant*>(ticket->variant), stream);
-      if (out.launched) {
-        AddLocked(counters_.fast_hits, calls.size());
-        return absl::OkStatus();
-      }
+      const Outcome out = FastHitLocked(ticket->variant, calls.size(), stream);
+      if (out.launched) return absl::OkStatus();
       *ticket = BatchTicket{};  // the launch failed and dropped the variant
       return RunDirect(calls, stream, out.reason);
     }
@@ -593,10 +587,8 @@ bool GraphExecutor::BoundLaunchLocked(Entry* e, const GemmCall& call, const Call
     *out = Outcome{false, FallbackReason::kLaunchFailed};
     return true;
   }
-  AddLocked(counters_.graph_launches, 1);
   AddLocked(counters_.bound_launches, 1);
-  v->last_use = ++tick_;
-  lru_.Touch(v);
+  LaunchedLocked(v);
   *out = Outcome{true, FallbackReason::kNone, nullptr};  // nullptr: never memoized
   return true;
 }
@@ -679,10 +671,22 @@ GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t s
     RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
   }
+  LaunchedLocked(v);
+  return Outcome{true, FallbackReason::kNone, v};
+}
+
+GraphExecutor::Outcome GraphExecutor::FastHitLocked(Variant* v, size_t num_calls,
+                                                    cudaStream_t stream) {
+  guard_.Record(/*miss=*/false);
+  const Outcome out = LaunchHitLocked(v, stream);
+  if (out.launched) AddLocked(counters_.fast_hits, num_calls);
+  return out;
+}
+
+void GraphExecutor::LaunchedLocked(Variant* v) {
   AddLocked(counters_.graph_launches, 1);
   v->last_use = ++tick_;
   lru_.Touch(v);
-  return Outcome{true, FallbackReason::kNone, v};
 }
 
 void GraphExecutor::CollectOutputsLocked(absl::Span<const GemmCall> calls) {

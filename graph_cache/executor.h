@@ -225,7 +225,7 @@ class GraphExecutor {
   // A replay ticket (SequenceRecorder's period): the variant a RunBatch launched, on which
   // stream, and the executor's mutation epoch at the time.
   struct BatchTicket {
-    const Variant* variant = nullptr;
+    Variant* variant = nullptr;
     cudaStream_t stream = nullptr;
     uint64_t epoch = 0;
   };
@@ -291,6 +291,12 @@ class GraphExecutor {
   bool WouldEvictOwnLocked(const Entry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Launches a variant whose bindings match the call (a hit).
   Outcome LaunchHitLocked(Variant* v, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A hit found without a signature (the memo or a BatchTicket) for `num_calls` calls: fed to the
+  // thrash guard, launched, counted in fast_hits.
+  Outcome FastHitLocked(Variant* v, size_t num_calls, cudaStream_t stream)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A launch of `v` succeeded: counted, and `v` made the most recently used.
+  void LaunchedLocked(Variant* v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A fast hit: when a variant memoized under `key` holds exactly `calls` on `stream` (every
   // call's structure, kind and group bindings), launches it like a hit into *out and returns
   // true; false when none does (nothing launched).
