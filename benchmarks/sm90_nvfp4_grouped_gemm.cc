@@ -360,14 +360,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   DeviceBuffer& flush = FlushBuffer();
   // Split calls (part != kCall) keep the caller's flag; whole calls launch as Run does.
   if (part == Part::kCall) pdl = pdl || plans[0]->prefers_pdl;
-  if (bound) {
-    for (size_t i = 0; i < plans.size(); ++i) {
-      Check(gemm->WriteBindings(GroupedGemmArguments{sets[i].groups, nullptr}, stream->get()));
-      Check(gemm->Launch(*plans[i], stream->get(), pdl));  // warm-up (and the block filled)
-    }
-  } else {
-    for (auto& p : plans) Check(gemm->Launch(*p, stream->get(), pdl));  // warm-up
-  }
+  for (size_t i = 0; i < plans.size(); ++i) launch(i);  // warm-up
   Check(cudaStreamSynchronize(stream->get()), "warm-up");
   const bool had_pre = plans[0]->has_pre();
   if (part != Part::kCall) {
@@ -399,7 +392,8 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   static std::set<std::string> printed;  // once per benchmark, not per repetition
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
-  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "", had_pre ? "+prepass" : "",
+  state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "",
+                              had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
