@@ -171,6 +171,9 @@ struct CallMode {
   StreamTiles stream = StreamTiles::kAuto;  // RunnerOptions::stream_simple_tiles
   // Bound plans (PrepareBound for the benchmark's stream; WriteBindings before every launch).
   bool bound = false;
+  // PlanOptions as a multi-call graph of these independent calls gets them: call i's pre-pass on
+  // workspace half i % 2, reading before its wait (PlanOptions::prepass_reads_early).
+  bool early = false;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -343,6 +346,11 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
     const GroupedGemmArguments args{s.groups, nullptr};
     if (bound) {
       Check(gemm->PrepareBound(args, plans.back().get(), kind, stream->get()));
+    } else if (how.early) {
+      PlanOptions o;
+      o.token_workspace_half = static_cast<int>(plans.size() - 1) % 2;
+      o.prepass_reads_early = true;
+      Check(gemm->PrepareWith(args, plans.back().get(), kind, nullptr, o));
     } else {
       Check(gemm->Prepare(args, plans.back().get(), kind));
     }
@@ -393,6 +401,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
   state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "",
+                              plans[0]->prepass_reads_early ? " early" : "",
                               had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
@@ -470,6 +479,18 @@ void Register(int sm_count) {
       RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto", fused ? "/fused" : "", "/pdl"),
                     s.m, s.n, s.k, KernelKind::kAuto, 15, fused ? Fused(/*pdl=*/true) : Pdl());
     }
+  }
+  // The calls as a multi-call graph of independent calls prepares them (CallMode::early):
+  // "<prefix>/<shape>/auto/early".
+  CallMode early;
+  early.early = true;
+  for (const BenchShape& s : kShapes) {
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/early"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 30, early);
+  }
+  for (const BenchShape& s : kFewTileShapes) {
+    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/early"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, early);
   }
   // A forced token-tile row cap instead of the model's choice: "gpumode/<shape>/auto/rows<R>";
   // no packed persistent schedule: "gpumode/<shape>/auto/unpacked".

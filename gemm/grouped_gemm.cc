@@ -579,8 +579,21 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
     const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr)
-                    : Fill<64>(args, plan, kind, stream, nullptr);
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr, PlanOptions{})
+                    : Fill<64>(args, plan, kind, stream, nullptr, PlanOptions{});
+  }
+
+  absl::Status PrepareWith(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
+                           cudaStream_t stream, const PlanOptions& options) override {
+    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    if (options.token_workspace_half < -1 || options.token_workspace_half > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "options.token_workspace_half: ", options.token_workspace_half, " is not -1, 0 or 1"));
+    }
+    ENCORE_RETURN_IF_ERROR(CanImplement(args));
+    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr, options)
+                    : Fill<64>(args, plan, kind, stream, nullptr, options);
   }
 
   absl::Status PrepareBound(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
@@ -594,8 +607,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           " streams own workspaces already (RunnerOptions::max_token_workspaces)"));
     }
     const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream, ring)
-                    : Fill<64>(args, plan, kind, stream, ring);
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, ring, PlanOptions{})
+                    : Fill<64>(args, plan, kind, stream, ring, PlanOptions{});
   }
 
   absl::Status WriteBindings(const GroupedGemmArguments& args, cudaStream_t stream) override {
@@ -635,7 +648,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // `ring`: a bound plan's (PrepareBound), else nullptr.
   template <int kGroups>
   absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
-                    cudaStream_t stream, const BindingRing* ring) {
+                    cudaStream_t stream, const BindingRing* ring, const PlanOptions& options) {
     const bool bound = ring != nullptr;
     static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
     const int num_groups = static_cast<int>(args.groups.size());
@@ -703,7 +716,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     }
     auto* pre = reinterpret_cast<sm90::PrepassParams<kGroups>*>(plan->pre.params);
     if (prepass) std::memset(static_cast<void*>(pre), 0, sizeof(sm90::PrepassParams<kGroups>));
-    size_t ws_offset = 0;
+    // PlanOptions::token_workspace_half: the half's start, where the tokens fit in half (256-byte
+    // aligned halves; bound plans keep the whole workspace).
+    const size_t half_bytes = token_workspace_bytes_ / 2 / 256 * 256;
+    const int half = prepass && !bound && options.token_workspace_half >= 0 &&
+                             shape.prepass_bytes <= half_bytes
+                         ? options.token_workspace_half
+                         : -1;
+    size_t ws_offset = half > 0 ? half_bytes : 0;
     long long pre_units = 0;
     // The packed schedule (kAuto and kPersistent, where the shape plan has one).
     const PackedPlan* packed = (kind == KernelKind::kAuto || kind == KernelKind::kPersistent)
@@ -864,6 +884,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     plan->pre.params_bytes = 0;
     plan->fused_pre = false;
     plan->binds_from_ring = false;
+    plan->prepass_reads_early = false;
     if (prepass) {
       static_assert(sizeof(sm90::PrepassParams<kGroups>) <= kMaxPrepassParamBytes,
                     "pre-pass params too large");
@@ -906,8 +927,17 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         params->prepass_blocks = static_cast<int>(plan->pre.grid.x);
         pre->ready = params->grid_sync;
 #endif
+        // PlanOptions::prepass_reads_early, on a workspace half: the pre-pass converts before
+        // its wait and waits at its end (kPrepassReadsEarly). Not with the ready count, whose
+        // GEMM would start before the pre-pass grid, and so before the GEMM ahead, completed.
+        if (options.prepass_reads_early && half >= 0 && !bound && !ENCORE_SM90_PREPASS_READY) {
+          pre->flags |= sm90::kPrepassReadsEarly;
+          plan->prepass_reads_early = true;
+          plan->reads_after_wait = false;
+        }
       }
     }
+    plan->token_workspace_half = half;
     if (bound) FillBound<kGroups>(args, *ring, plan);
     plan->kind = kind;
     plan->num_tiles = tiles;

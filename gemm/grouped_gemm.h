@@ -143,6 +143,23 @@ struct RunnerOptions {
   StreamTiles stream_simple_tiles = StreamTiles::kAuto;
 };
 
+// How a plan is prepared beyond its problem: for graph builders that know the calls around it
+// (graph_cache's multi-call graphs). The defaults give Prepare's plan.
+struct PlanOptions {
+  // A token pre-pass plan's pre-pass writes half `token_workspace_half` (0 or 1) of its stream's
+  // token workspace when the tokens fit in half (LaunchPlan::token_workspace_half says whether
+  // they did); -1: the workspace from its start. Consecutive calls on alternate halves never
+  // write what the call before them reads.
+  int token_workspace_half = -1;
+  // With a half: the pre-pass converts before its griddepcontrol.wait and waits at its end
+  // (LaunchPlan::prepass_reads_early), so behind a PDL edge its work overlaps the previous
+  // GEMM's last CTAs while the GEMM after it still starts after that GEMM completed. The caller
+  // promises that the kernel before it on the stream is the GEMM of a plan on the other half
+  // (or any kernel that writes no token workspace) and writes none of this call's tokens (A),
+  // token scales (SFA) or device M: a graph whose calls' outputs meet none of them.
+  bool prepass_reads_early = false;
+};
+
 class Nvfp4GroupedGemm {
  public:
   // FailedPrecondition "no CUDA device ..." without a GPU; FailedPrecondition naming the compute
@@ -163,6 +180,13 @@ class Nvfp4GroupedGemm {
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
                                              KernelKind kind = KernelKind::kAuto,
                                              cudaStream_t stream = nullptr) = 0;
+  // Prepare with PlanOptions (above). This runner's default ignores them (Prepare's plan).
+  [[nodiscard]] virtual absl::Status PrepareWith(const GroupedGemmArguments& args, LaunchPlan* plan,
+                                                 KernelKind kind, cudaStream_t stream,
+                                                 const PlanOptions& options) {
+    (void)options;
+    return Prepare(args, plan, kind, stream);
+  }
 
   // cudaLaunchKernelEx of a prepared plan (with the PDL attribute when `pdl` and supported). A
   // plan that is not reads_after_wait (a fused pre-pass of the manual build _fearly) reads its

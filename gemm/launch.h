@@ -153,6 +153,11 @@ struct LaunchPlan {
   // and main kernel take the call's pointers from the stream's binding ring, so the same launch
   // (or graph) serves any buffers once WriteBindings queued them.
   bool binds_from_ring = false;
+  // PlanOptions as honoured: the half of the stream's token workspace the pre-pass writes (-1: the
+  // whole from its start), and whether the pre-pass reads before its wait (then reads_after_wait
+  // is false: the kernel before it must write none of its inputs).
+  int token_workspace_half = -1;
+  bool prepass_reads_early = false;
 
   bool has_pre() const { return pre.function != nullptr; }
   bool bound() const { return binds_from_ring; }

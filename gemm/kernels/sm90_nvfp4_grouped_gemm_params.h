@@ -401,12 +401,19 @@ struct PrepassGroup {
   long long unit_start;  // work units of all groups before this one
 };
 
+// PrepassParams::flags. kPrepassReadsEarly: the plain pre-pass converts before its
+// griddepcontrol.wait and waits at its end instead, so its work overlaps the tail of the kernel
+// before it while its completion still implies that kernel's. Only when that kernel writes none
+// of this call's tokens, token scales or device M and does not read the workspace this pre-pass
+// writes (a graph whose calls alternate between two workspaces; graph_cache decides).
+inline constexpr int kPrepassReadsEarly = 1;
+
 template <int kGroups>
 struct alignas(64) PrepassParams {
   PrepassGroup g[kGroups];
   const int32_t* device_m;  // nullptr: static M
   int num_groups;
-  int pad;
+  int flags;        // kPrepassReadsEarly
   long long units;  // all groups' (row, k-block) units
   // ENCORE_SM90_PREPASS_READY: the ready count (kFusedSyncDone of the stream's barrier words) each
   // block adds 1 to once its stores are done; nullptr: the GEMM waits for the grid instead.

@@ -244,7 +244,8 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4TokenPrepassKernel(const __grid_constant__ PrepassParams<kGroups> p) {
   // (_exp_stamps: thread 0 keeps the times of entry, wait and done; recorded after its unit)
   if (threadIdx.x == 0) StampTimeAt(0);
-  GridDependencyWait();
+  const bool early = (p.flags & kPrepassReadsEarly) != 0;
+  if (!early) GridDependencyWait();
   GridDependentsLaunch();
   if (threadIdx.x == 0) StampTimeAt(1);
   if constexpr (kPrepassGridStride) {
@@ -264,6 +265,9 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     PrepassUnit<kGroups>(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #endif
   }
+  // kPrepassReadsEarly: this grid completes only after the one before it (the GEMM after this
+  // pre-pass, whose wait is for this grid, thus still starts after that one completed).
+  if (early) GridDependencyWait();
 #if ENCORE_SM90_PREPASS_READY
 #if !ENCORE_SM90_PREPASS_STAGE || ENCORE_SM90_PREPASS_GRID_STRIDE
 #error "ENCORE_SM90_PREPASS_READY counts blocks of the staged one-job kernel"

@@ -1110,6 +1110,85 @@ TEST_F(Sm90GemmTest, PrepassPlansBackToBackAndAsGraph) {
   }
 }
 
+// PlanOptions for a multi-call graph: calls on alternate halves of the stream's token workspace,
+// each pre-pass converting before its wait (kPrepassReadsEarly), launched back to back with PDL:
+// every call's pre-pass overlaps the GEMM before it, which reads the other half. Every kind, both
+// distributions, outputs poisoned each round; a problem whose tokens fit only the whole workspace
+// keeps Prepare's plan.
+TEST_F(Sm90GemmTest, EarlyPrepassPlansOnAlternateHalves) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  Nvfp4GroupedGemm* gemm = Runner(TokenPrepass::kAlways, FusePrepass::kNever);
+  ASSERT_NE(gemm, nullptr);
+  const std::vector<std::vector<Shape>> calls = {
+      Zip({96, 200, 0, 17}, {1024, 512, 256, 768}, {1024, 512, 256, 2048}),
+      Zip({129, 1}, {2048, 256}, {1536, 64}),
+      Zip({64, 64, 64}, {512, 512, 512}, {4096, 192, 320}),
+      Zip({300}, {1536}, {768}),
+  };
+  uint64_t seed = std::random_device{}();
+  for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {
+    for (KernelKind kind : BuiltKinds(/*with_auto=*/true)) {
+      std::vector<HostGroupedProblem> hosts;
+      std::vector<DeviceGroupedProblem> devs;
+      std::vector<std::unique_ptr<LaunchPlan>> plans;
+      for (size_t i = 0; i < calls.size(); ++i) {
+        hosts.push_back(MakeHostProblem(calls[i], dist, ++seed));
+        auto d = DeviceGroupedProblem::Upload(hosts.back());
+        ASSERT_TRUE(d.ok()) << d.status();
+        devs.push_back(std::move(*d));
+        plans.push_back(std::make_unique<LaunchPlan>());
+        PlanOptions o;
+        o.token_workspace_half = static_cast<int>(i % 2);
+        o.prepass_reads_early = true;
+        ENCORE_ASSERT_OK(gemm->PrepareWith(devs.back().args(), plans.back().get(), kind, nullptr, o));
+        const LaunchPlan& p = *plans.back();
+        if (!p.has_pre()) continue;  // (stream-K plans convert in kernel unless kStreamKPrepass)
+        EXPECT_EQ(p.token_workspace_half, static_cast<int>(i % 2)) << "call " << i;
+        EXPECT_TRUE(p.prepass_reads_early) << "call " << i;
+        EXPECT_FALSE(p.reads_after_wait) << "call " << i;
+      }
+      const std::string what = absl::StrCat(DistName(dist), " ", KernelKindName(kind));
+      auto stream = Stream::Create();
+      ASSERT_TRUE(stream.ok());
+      for (int rep = 0; rep < 3; ++rep) {
+        for (DeviceGroupedProblem& d : devs) ENCORE_ASSERT_OK(d.PoisonOutputs(stream->get()));
+        for (auto& p : plans) ENCORE_ASSERT_OK(gemm->Launch(*p, stream->get(), /*pdl=*/true));
+        SyncOrDie(stream->get());
+        for (size_t i = 0; i < calls.size(); ++i) {
+          ExpectAllGroupsMatch(hosts[i], devs[i], dist == Distribution::kGpuMode ? 0 : 1,
+                               absl::StrCat(what, " call ", i, " rep ", rep));
+        }
+      }
+    }
+  }
+
+  // Tokens that fit the workspace but not half of it: Prepare's plan (whole workspace, no early
+  // reads). A half other than -1, 0, 1 is rejected.
+  RunnerOptions small;
+  small.token_prepass = TokenPrepass::kAlways;
+  small.fuse_token_prepass = FusePrepass::kNever;
+  small.token_workspace_bytes = size_t{1} << 20;
+  auto runner = Nvfp4GroupedGemm::Create(small);
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  const HostGroupedProblem h = MakeHostProblem(Zip({300}, {256}, {1024}), Distribution::kGpuMode,
+                                               ++seed);  // 600 KB of fp16 tokens
+  auto d = DeviceGroupedProblem::Upload(h);
+  ASSERT_TRUE(d.ok()) << d.status();
+  PlanOptions o;
+  o.token_workspace_half = 1;
+  o.prepass_reads_early = true;
+  LaunchPlan plan;
+  ENCORE_ASSERT_OK((*runner)->PrepareWith(d->args(), &plan, KernelKind::kSimple, nullptr, o));
+  ASSERT_TRUE(plan.has_pre());
+  EXPECT_EQ(plan.token_workspace_half, -1);
+  EXPECT_FALSE(plan.prepass_reads_early);
+  EXPECT_TRUE(plan.reads_after_wait);
+  LaunchTwiceAndCheck(runner->get(), plan, h, *d, Distribution::kGpuMode, "whole workspace");
+  o.token_workspace_half = 2;
+  EXPECT_EQ((*runner)->PrepareWith(d->args(), &plan, KernelKind::kSimple, nullptr, o).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 // The pre-pass fused into the GEMM (RunnerOptions::fuse_token_prepass): every GPU MODE test case
 // with both kernels (their grids fit on the SMs: one kernel, no pre-kernel), 64 groups, and many
 // launches back to back on one stream with PDL (the grid barrier's counter across launches) and as
