@@ -139,6 +139,9 @@ struct GraphExecutor::Variant : internal::LruNode {
     const void* stream = nullptr;    // the stream its plan was prepared for (its workspace)
     const void* function = nullptr;  // kernel the node launches
     bool pdl = false;                // the node sits behind a programmatic edge
+    // gemm::PlanOptions its plan was prepared with (multi-call graphs; BatchPlanOptions).
+    int half = -1;
+    bool early = false;
   };
   static constexpr size_t kNoSet = ~size_t{0};
   Entry* entry = nullptr;
@@ -712,6 +715,22 @@ namespace {
 bool PlanTakesPdlEdge(const gemm::LaunchPlan& plan) {
   return plan.supports_pdl && (!plan.has_pre() || plan.prefers_pdl);
 }
+
+// gemm::PlanOptions of call i of a multi-call graph: the token workspace half i % 2, so no call's
+// pre-pass writes the half the GEMM before it reads, and early reads where asked.
+gemm::PlanOptions BatchPlanOptions(size_t i, bool early) {
+  gemm::PlanOptions o;
+  o.token_workspace_half = static_cast<int>(i % 2);
+  o.prepass_reads_early = early;
+  return o;
+}
+
+// Whether the plan of the call before an early pre-pass leaves that pre-pass's half alone: it is
+// on the other half, or it uses no token workspace (tokens converted in kernel).
+bool LeavesHalf(const gemm::LaunchPlan& before, size_t before_index) {
+  const bool uses_workspace = before.has_pre() || before.fused_pre;
+  return !uses_workspace || before.token_workspace_half == static_cast<int>(before_index % 2);
+}
 }  // namespace
 
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
@@ -726,7 +745,8 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
       CollectOutputsLocked(calls);
       collected = true;
     }
-    if (early_reads_.Overlaps(calls[i].args)) {
+    if (early_reads_.Overlaps(calls[i].args) ||
+        (v->nodes[i].early && early_reads_.TokensOverlap(calls[i].args))) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
@@ -735,15 +755,20 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
   for (size_t i = 0; i < calls.size(); ++i) {
     if (v->Matches(i, sigs[i]->binding)) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
-    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind, stream).ok()) {
+    const Variant::Node& node = v->nodes[i];
+    const absl::Status prepared =
+        node.half >= 0 ? runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
+                                              BatchPlanOptions(i, node.early))
+                       : runner_->Prepare(calls[i].args, plan, calls[i].kind, stream);
+    if (!prepared.ok()) {
       // The variant stays valid for the bindings its nodes hold; this call's direct run reports
       // the error.
       if (patched) v->fingerprint = v->FingerprintStored();
       *reason = FallbackReason::kPrepareFailed;
       return false;
     }
-    const Variant::Node& node = v->nodes[i];
-    if (plan->function != node.function || (node.pdl && !PlanTakesPdlEdge(*plan))) {
+    if (plan->function != node.function || (node.pdl && !PlanTakesPdlEdge(*plan)) ||
+        plan->prepass_reads_early != node.early) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
@@ -775,11 +800,26 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   if (multi) CollectOutputsLocked(calls);
   for (size_t i = 0; i < calls.size(); ++i) {
     gemm::LaunchPlan* plan = ScratchPlanLocked(i);
-    if (!runner_->Prepare(calls[i].args, plan, calls[i].kind, stream).ok()) {
-      return Outcome{false, FallbackReason::kPrepareFailed};
-    }
+    const absl::Status prepared =
+        multi ? runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
+                                     BatchPlanOptions(i, /*early=*/false))
+              : runner_->Prepare(calls[i].args, plan, calls[i].kind, stream);
+    if (!prepared.ok()) return Outcome{false, FallbackReason::kPrepareFailed};
     plan_ptrs_.push_back(plan);
     pdl_[i] = i > 0 && multi && PlanTakesPdlEdge(*plan) && !early_reads_.Overlaps(calls[i].args);
+    // Behind its edge the pre-pass may convert early (ExecutorOptions::early_prepass): on its own
+    // half, the call before it off that half, its tokens no output of the graph.
+    if (pdl_[i] && options_.early_prepass && plan->has_pre() && !plan->bound() &&
+        plan->token_workspace_half == static_cast<int>(i % 2) &&
+        LeavesHalf(*plan_ptrs_[i - 1], i - 1) && !early_reads_.TokensOverlap(calls[i].args)) {
+      if (!runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
+                                BatchPlanOptions(i, /*early=*/true))
+               .ok()) {
+        return Outcome{false, FallbackReason::kPrepareFailed};
+      }
+      // (Still behind its edge: only the pre-pass's parameters changed.)
+      pdl_[i] = PlanTakesPdlEdge(*plan);
+    }
     bytes += options_.per_node_bytes + plan->params_bytes;
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }
@@ -823,6 +863,8 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     n.num_groups = sigs[i]->binding.num_groups();
     n.function = plan_ptrs_[i]->function;
     n.pdl = pdl_[i];
+    n.half = multi ? static_cast<int>(i % 2) : -1;
+    n.early = plan_ptrs_[i]->prepass_reads_early;
     first += static_cast<size_t>(n.num_groups);
     v->Store(i, sigs[i]->binding);
   }

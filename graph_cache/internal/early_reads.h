@@ -3,7 +3,8 @@
 // griddepcontrol.wait, i.e. possibly while the previous call's GEMM still writes its C. A call
 // keeps its PDL edge only if none of those early reads overlaps an output (C) of the graph's
 // calls. Later calls' outputs are counted too (only earlier ones are a hazard): one sorted pass,
-// and weights that alias outputs of the same batch are pathological anyway. Pure CPU.
+// and weights that alias outputs of the same batch are pathological anyway. The same for the
+// tokens (A, SFA) of a call whose pre-pass reads before its wait (TokensOverlap). Pure CPU.
 //
 // Example:
 //   internal::EarlyReads reads;           // reused: no allocation once warm
@@ -55,6 +56,19 @@ class EarlyReads {
     for (const gemm::GroupProblem& g : args.groups) {
       if (Hits(g.b, static_cast<size_t>(g.n) * static_cast<size_t>(g.k / 2)) ||
           Hits(g.sfb, gemm::BlockedScaleBytes(g.n, g.k))) {
+        return true;
+      }
+    }
+    return args.device_m != nullptr && Hits(args.device_m, args.groups.size() * sizeof(int32_t));
+  }
+
+  // Whether what an early token pre-pass reads (every group's A and SFA, and device_m) overlaps
+  // an output (gemm::PlanOptions::prepass_reads_early).
+  bool TokensOverlap(const gemm::GroupedGemmArguments& args) const {
+    if (outputs_.empty()) return false;
+    for (const gemm::GroupProblem& g : args.groups) {
+      if (Hits(g.a, static_cast<size_t>(g.m) * static_cast<size_t>(g.k / 2)) ||
+          Hits(g.sfa, gemm::BlockedScaleBytes(g.m, g.k))) {
         return true;
       }
     }

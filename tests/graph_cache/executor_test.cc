@@ -871,6 +871,56 @@ TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
   gemm_.SetPreKernel(nullptr);
 }
 
+// Behind a programmatic edge, a call's token pre-pass converts before its wait (on alternate
+// workspace halves) unless its tokens are an output of the graph; a variant whose patch would
+// create that overlap is re-created without it, and ExecutorOptions::early_prepass turns it off.
+TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;
+  Make(o);
+  static const int kPreTag = 0;
+  gemm_.SetPreKernel(&kPreTag, /*prefers_pdl=*/true);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
+                            {b.args(), KernelKind::kSimple},
+                            {c.args(), KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(gemm_.early_prepares(), 2);  // nodes 1 and 2; node 0 has no edge
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));  // a hit
+  EXPECT_EQ(gemm_.early_prepares(), 2);
+  // c's tokens now live in a's output: its node would read them early, so the variant is
+  // re-created, with node 2 behind its edge (its weights are no output) but not early.
+  std::vector<gemm::GroupProblem> cg(c.args().groups.begin(), c.args().groups.end());
+  cg[0].a = a.args().groups[0].c;
+  const GemmCall aliased[] = {{a.args(), KernelKind::kSimple},
+                              {b.args(), KernelKind::kSimple},
+                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(aliased, FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 2u);
+  EXPECT_EQ(exec_->counters().patches, 0u);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(gemm_.early_prepares(), 3);  // node 1 again
+  // A patch that keeps the tokens apart re-prepares the node early.
+  HostProblem b2({{32, 64, 256}}, 4);
+  const GemmCall rebound[] = {{a.args(), KernelKind::kSimple},
+                              {b2.args(), KernelKind::kSimple},
+                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  ENCORE_ASSERT_OK(exec_->RunBatch(rebound, FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 2u);
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(gemm_.early_prepares(), 4);
+  // Off by option.
+  o.early_prepass = false;
+  Make(o);
+  const int64_t before = gemm_.early_prepares();
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(gemm_.early_prepares(), before);
+  gemm_.SetPreKernel(nullptr);
+}
+
 TEST_F(ExecutorTest, PdlCanBeDisabled) {
   ExecutorOptions o;
   o.min_repeats = 1;

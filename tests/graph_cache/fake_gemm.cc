@@ -44,6 +44,8 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   prepares_.fetch_add(1);
   last_prepare_stream_.store(stream);
   ENCORE_RETURN_IF_ERROR(CanImplement(args));
+  plan->token_workspace_half = -1;
+  plan->prepass_reads_early = false;
   int64_t work = 0;
   int max_rows = 0;
   for (const gemm::GroupProblem& p : args.groups) {
@@ -80,6 +82,18 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   std::memcpy(plan->params, &params, sizeof(FakeParams));
   plan->pre.function = pre_kernel_.load();
   plan->prefers_pdl = plan->pre.function == nullptr || pre_prefers_pdl_.load();
+  return absl::OkStatus();
+}
+
+absl::Status FakeGemm::PrepareWith(const gemm::GroupedGemmArguments& args,
+                                   gemm::LaunchPlan* plan, gemm::KernelKind kind,
+                                   cudaStream_t stream, const gemm::PlanOptions& options) {
+  ENCORE_RETURN_IF_ERROR(Prepare(args, plan, kind, stream));
+  if (plan->has_pre()) {
+    plan->token_workspace_half = options.token_workspace_half;
+    plan->prepass_reads_early = options.prepass_reads_early && options.token_workspace_half >= 0;
+    if (plan->prepass_reads_early) early_prepares_.fetch_add(1);
+  }
   return absl::OkStatus();
 }
 

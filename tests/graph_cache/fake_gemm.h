@@ -52,6 +52,11 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   absl::Status Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
                        gemm::KernelKind kind = gemm::KernelKind::kAuto,
                        cudaStream_t stream = nullptr) override;
+  // Prepare, then PlanOptions as the real runner honours them for plans with a pre-kernel (every
+  // half fits): LaunchPlan::token_workspace_half and prepass_reads_early.
+  absl::Status PrepareWith(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
+                           gemm::KernelKind kind, cudaStream_t stream,
+                           const gemm::PlanOptions& options) override;
   absl::Status Launch(const gemm::LaunchPlan& plan, cudaStream_t stream,
                       bool pdl = false) const override;
   absl::Status Run(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
@@ -78,6 +83,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
     pre_kernel_.store(tag);
   }
   int64_t prepares() const { return prepares_.load(); }
+  // Plans prepared with an early pre-pass (PrepareWith, prepass_reads_early honoured).
+  int64_t early_prepares() const { return early_prepares_.load(); }
   // The stream the last Prepare was for.
   cudaStream_t last_prepare_stream() const { return last_prepare_stream_.load(); }
   int64_t launches() const { return launches_.load(); }  // every executed plan (direct or graph)
@@ -98,6 +105,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   std::atomic<const void*> pre_kernel_{nullptr};
   std::atomic<bool> pre_prefers_pdl_{false};
   std::atomic<int64_t> prepares_{0};
+  std::atomic<int64_t> early_prepares_{0};
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
   mutable std::atomic<int64_t> launches_{0};
   std::atomic<int64_t> runs_{0};
