@@ -266,8 +266,10 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
 #endif
   }
   // kPrepassReadsEarly: this grid completes only after the one before it (the GEMM after this
-  // pre-pass, whose wait is for this grid, thus still starts after that one completed).
-  if (early) GridDependencyWait();
+  // pre-pass, whose wait is for this grid, thus still starts after that one completed). One
+  // thread of the last block holds it; every other block leaves its SM to the next GEMM's CTAs,
+  // which start their prologue and weight loads there before their own wait.
+  if (early && blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) GridDependencyWait();
 #if ENCORE_SM90_PREPASS_READY
 #if !ENCORE_SM90_PREPASS_STAGE || ENCORE_SM90_PREPASS_GRID_STRIDE
 #error "ENCORE_SM90_PREPASS_READY counts blocks of the staged one-job kernel"
