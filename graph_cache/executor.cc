@@ -318,6 +318,7 @@ ExecutorCounters GraphExecutor::counters() const {
   c.thrash_engagements = ld(counters_.thrash_engagements);
   c.fast_hits = ld(counters_.fast_hits);
   c.bound_launches = ld(counters_.bound_launches);
+  c.early_prepass_nodes = ld(counters_.early_prepass_nodes);
   c.last_fallback =
       static_cast<FallbackReason>(counters_.last_fallback.load(std::memory_order_relaxed));
   return c;
@@ -781,6 +782,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     ++mutation_epoch_;
     patched = true;
     AddLocked(counters_.patches, 1);
+    if (node.early) AddLocked(counters_.early_prepass_nodes, 1);
   }
   v->fingerprint = fingerprint;
   return true;
@@ -865,6 +867,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     n.pdl = pdl_[i];
     n.half = multi ? static_cast<int>(i % 2) : -1;
     n.early = plan_ptrs_[i]->prepass_reads_early;
+    if (n.early) AddLocked(counters_.early_prepass_nodes, 1);
     first += static_cast<size_t>(n.num_groups);
     v->Store(i, sigs[i]->binding);
   }

@@ -166,6 +166,9 @@ struct ExecutorCounters {
   uint64_t thrash_engagements = 0;
   uint64_t fast_hits = 0;  // calls served by the hit memo (no signature built)
   uint64_t bound_launches = 0;  // calls served by a bound exec (RebindMode::kBound)
+  // Kernel-node pairs captured or patched with an early token pre-pass (ExecutorOptions::
+  // early_prepass).
+  uint64_t early_prepass_nodes = 0;
   FallbackReason last_fallback = FallbackReason::kNone;
 };
 
@@ -247,7 +250,7 @@ class GraphExecutor {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
         dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0},
-        bound_launches{0};
+        bound_launches{0}, early_prepass_nodes{0};
     // Run's calls served by a fast hit, counted under mu_ (not in `calls`, whose fetch_add the
     // hit path skips); counters() reports their sum as calls.
     std::atomic<uint64_t> fast_hit_calls{0};

@@ -1124,6 +1124,8 @@ TEST_F(Sm90GemmTest, EarlyPrepassPlansOnAlternateHalves) {
       Zip({129, 1}, {2048, 256}, {1536, 64}),
       Zip({64, 64, 64}, {512, 512, 512}, {4096, 192, 320}),
       Zip({300}, {1536}, {768}),
+      // 16-row tiles: kAuto's streamed simple kernel (StreamTiles::kAuto).
+      Zip({16, 16}, {1024, 512}, {2048, 512}),
   };
   uint64_t seed = std::random_device{}();
   for (Distribution dist : {Distribution::kGpuMode, Distribution::kFullRange}) {

@@ -888,6 +888,7 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   EXPECT_EQ(gemm_.early_prepares(), 2);  // nodes 1 and 2; node 0 has no edge
+  EXPECT_EQ(exec_->counters().early_prepass_nodes, 2u);
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));  // a hit
   EXPECT_EQ(gemm_.early_prepares(), 2);
   // c's tokens now live in a's output: its node would read them early, so the variant is
@@ -902,6 +903,7 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   EXPECT_EQ(exec_->counters().patches, 0u);
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   EXPECT_EQ(gemm_.early_prepares(), 3);  // node 1 again
+  EXPECT_EQ(exec_->counters().early_prepass_nodes, 3u);
   // A patch that keeps the tokens apart re-prepares the node early.
   HostProblem b2({{32, 64, 256}}, 4);
   const GemmCall rebound[] = {{a.args(), KernelKind::kSimple},
@@ -911,6 +913,7 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   EXPECT_EQ(exec_->counters().captures, 2u);
   EXPECT_EQ(exec_->counters().patches, 1u);
   EXPECT_EQ(gemm_.early_prepares(), 4);
+  EXPECT_EQ(exec_->counters().early_prepass_nodes, 4u);
   // Off by option.
   o.early_prepass = false;
   Make(o);
@@ -918,6 +921,7 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   EXPECT_EQ(gemm_.early_prepares(), before);
+  EXPECT_EQ(exec_->counters().early_prepass_nodes, 0u);
   gemm_.SetPreKernel(nullptr);
 }
 
