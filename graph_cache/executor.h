@@ -18,10 +18,14 @@
 //       thrash guard engaged  → direct (kThrashGuard), stays Counting (the guard engages when
 //                               reloads of evicted graphs dominate hits; options.h)
 //       estimate > budget     → direct (kOverBudget), stays Counting
-//   Create: Prepare every call (outside any capture) → BeginCapture(private stream,
+//   Create: Prepare every call (outside any capture; in a multi-call graph with use_pdl, call i
+//       on token-workspace half i % 2, gemm::PlanOptions) → BeginCapture(private stream,
 //       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl, the plan
-//       supports it and has no pre-kernel, and the call's early reads — weights, weight scales,
-//       dynamic M — meet no output of the graph's calls: internal/early_reads.h) → EndCapture
+//       supports it and has no pre-kernel or one it prefers PDL for, and the call's early reads
+//       — weights, weight scales, dynamic M — meet no output of the graph's calls:
+//       internal/early_reads.h; behind such an edge, with early_prepass, the pre-pass of a call
+//       on its half after a call off it reads its tokens early where they, their scales and
+//       dynamic M meet no output either: re-prepared with prepass_reads_early) → EndCapture
 //       ALWAYS → only then check the launch and capture statuses →
 //       reject empty / non-chain graphs → Instantiate (on OOM: cudaDeviceGraphMemTrim, retry
 //       once) → evict LRU variants until it fits (never one of the entry being added to) → Live
@@ -45,7 +49,9 @@
 //       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
 //       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer
 //       PDL for where the node has a programmatic edge, or a node with a programmatic edge would
-//       read early what a call of the graph writes, Vi is dropped and Create runs instead. A
+//       read early what a call of the graph writes (its tokens too, for an early pre-pass; a
+//       patch re-prepares a node with the PlanOptions it was captured with), Vi is dropped and
+//       Create runs instead. A
 //       failed patch or launch drops Vi and the call runs directly (kPatchFailed /
 //       kLaunchFailed). A variant is never launched with bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
