@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <thread>
@@ -44,6 +45,13 @@ using testing::FakeStream;
 using testing::HostGraphBackend;
 using testing::HostProblem;
 
+// Calls of kind kSimple on `args`, in order (the batch tests' call lists).
+std::vector<GemmCall> SimpleCalls(std::initializer_list<gemm::GroupedGemmArguments> args) {
+  std::vector<GemmCall> calls;
+  for (const gemm::GroupedGemmArguments& a : args) calls.push_back({a, KernelKind::kSimple});
+  return calls;
+}
+
 class ExecutorTest : public ::testing::Test {
  protected:
   void Make(ExecutorOptions options = {}) {
@@ -66,9 +74,7 @@ class ExecutorTest : public ::testing::Test {
     a.ClearC();
     mid.ClearC();
     c.ClearC();
-    const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
-                              {mid.args(), KernelKind::kSimple},
-                              {c.args(), KernelKind::kSimple}};
+    const std::vector<GemmCall> calls = SimpleCalls({a.args(), mid.args(), c.args()});
     ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
     EXPECT_TRUE(a.Check(0));
     EXPECT_TRUE(mid.Check(0));
@@ -813,17 +819,14 @@ TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
   o.max_bindings_per_structure = 1;  // new bindings patch the one variant
   Make(o);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
-  const GemmCall plain[] = {{a.args(), KernelKind::kSimple},
-                            {b.args(), KernelKind::kSimple},
-                            {c.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> plain = SimpleCalls({a.args(), b.args(), c.args()});
   ENCORE_ASSERT_OK(exec_->RunBatch(plain, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   // c's weights now live in a's output (16 KB; c reads 2 KB of weights).
   std::vector<gemm::GroupProblem> cg(c.args().groups.begin(), c.args().groups.end());
   cg[0].b = a.args().groups[0].c;
-  const GemmCall aliased[] = {{a.args(), KernelKind::kSimple},
-                              {b.args(), KernelKind::kSimple},
-                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  const std::vector<GemmCall> aliased =
+      SimpleCalls({a.args(), b.args(), gemm::GroupedGemmArguments{cg}});
   ENCORE_ASSERT_OK(exec_->RunBatch(aliased, FakeStream(1)));
   const ExecutorCounters k = exec_->counters();
   EXPECT_EQ(k.captures, 2u);  // the variant was dropped, not patched
@@ -833,8 +836,7 @@ TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
   exec_->Clear();
   cg[0].b = c.args().groups[0].b;
   cg[0].sfb = b.args().groups[0].c;
-  const GemmCall scales[] = {{b.args(), KernelKind::kSimple},
-                             {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  const std::vector<GemmCall> scales = SimpleCalls({b.args(), gemm::GroupedGemmArguments{cg}});
   ENCORE_ASSERT_OK(exec_->RunBatch(scales, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false}));
 }
@@ -848,17 +850,13 @@ TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
   o.max_bindings_per_structure = 1;
   Make(o);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
-  const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
-                            {b.args(), KernelKind::kSimple},
-                            {c.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args(), c.args()});
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   static const int kPreTag = 0;
   gemm_.SetPreKernel(&kPreTag);
   HostProblem c2({{16, 64, 64}}, 4);  // same structure, new binding: would patch node 2
-  const GemmCall rebound[] = {{a.args(), KernelKind::kSimple},
-                              {b.args(), KernelKind::kSimple},
-                              {c2.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> rebound = SimpleCalls({a.args(), b.args(), c2.args()});
   ENCORE_ASSERT_OK(exec_->RunBatch(rebound, FakeStream(1)));
   EXPECT_EQ(exec_->counters().captures, 2u);  // re-created
   EXPECT_EQ(exec_->counters().patches, 0u);
@@ -882,9 +880,7 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   static const int kPreTag = 0;
   gemm_.SetPreKernel(&kPreTag, /*prefers_pdl=*/true);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
-  const GemmCall calls[] = {{a.args(), KernelKind::kSimple},
-                            {b.args(), KernelKind::kSimple},
-                            {c.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args(), c.args()});
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
   EXPECT_EQ(gemm_.early_prepares(), 2);  // nodes 1 and 2; node 0 has no edge
@@ -895,9 +891,8 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   // re-created, with node 2 behind its edge (its weights are no output) but not early.
   std::vector<gemm::GroupProblem> cg(c.args().groups.begin(), c.args().groups.end());
   cg[0].a = a.args().groups[0].c;
-  const GemmCall aliased[] = {{a.args(), KernelKind::kSimple},
-                              {b.args(), KernelKind::kSimple},
-                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  const std::vector<GemmCall> aliased =
+      SimpleCalls({a.args(), b.args(), gemm::GroupedGemmArguments{cg}});
   ENCORE_ASSERT_OK(exec_->RunBatch(aliased, FakeStream(1)));
   EXPECT_EQ(exec_->counters().captures, 2u);
   EXPECT_EQ(exec_->counters().patches, 0u);
@@ -906,9 +901,8 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   EXPECT_EQ(exec_->counters().early_prepass_nodes, 3u);
   // A patch that keeps the tokens apart re-prepares the node early.
   HostProblem b2({{32, 64, 256}}, 4);
-  const GemmCall rebound[] = {{a.args(), KernelKind::kSimple},
-                              {b2.args(), KernelKind::kSimple},
-                              {gemm::GroupedGemmArguments{cg}, KernelKind::kSimple}};
+  const std::vector<GemmCall> rebound =
+      SimpleCalls({a.args(), b2.args(), gemm::GroupedGemmArguments{cg}});
   ENCORE_ASSERT_OK(exec_->RunBatch(rebound, FakeStream(1)));
   EXPECT_EQ(exec_->counters().captures, 2u);
   EXPECT_EQ(exec_->counters().patches, 1u);
@@ -931,7 +925,7 @@ TEST_F(ExecutorTest, PdlCanBeDisabled) {
   o.use_pdl = false;
   Make(o);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2);
-  const GemmCall calls[] = {{a.args(), KernelKind::kSimple}, {b.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args()});
   ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
   EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, false}));
 }
@@ -954,7 +948,7 @@ TEST_F(ExecutorTest, BatchIsValidatedBeforeAnythingRuns) {
 TEST_F(ExecutorTest, BatchAndSingleCallsShareTheCacheButNotEntries) {
   Make();
   HostProblem a({{64, 128, 128}}, 1);
-  const GemmCall one[] = {{a.args(), KernelKind::kSimple}};
+  const std::vector<GemmCall> one = SimpleCalls({a.args()});
   RunAndCheck(a);
   ENCORE_ASSERT_OK(exec_->RunBatch(one, FakeStream(1)));  // same key words: a batch of one
   EXPECT_EQ(exec_->counters().captures, 1u) << "a batch of one is the single-call structure";
