@@ -921,16 +921,22 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         plan->pre.block = dim3(sm90::kPrepassThreads, 1, 1);
         plan->pre.params_bytes = sizeof(sm90::PrepassParams<kGroups>);
 #if ENCORE_SM90_PREPASS_READY
-        // The GEMM waits for the pre-pass blocks' count on the stream's barrier words instead of
-        // the pre-pass grid (sm90 prepass_ready.cuh).
-        params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
-        params->prepass_blocks = static_cast<int>(plan->pre.grid.x);
-        pre->ready = params->grid_sync;
+        // The GEMM waits for the pre-pass blocks' count on the stream's barrier words (those of
+        // its workspace half) instead of the pre-pass grid (sm90 prepass_ready.cuh); with
+        // ENCORE_SM90_EARLY_READY not in stream-K plans; never in bound ones.
+        if (!bound && (!ENCORE_SM90_EARLY_READY || kind != KernelKind::kStreamK)) {
+          params->grid_sync = reinterpret_cast<unsigned int*>(
+              token_ws + token_workspace_bytes_ + (half == 1 ? sm90::kFusedSyncBytes : 0));
+          params->prepass_blocks = static_cast<int>(plan->pre.grid.x);
+          pre->ready = params->grid_sync;
+        }
 #endif
         // PlanOptions::prepass_reads_early, on a workspace half: the pre-pass converts before
-        // its wait and waits at its end (kPrepassReadsEarly). Not with the ready count, whose
-        // GEMM would start before the pre-pass grid, and so before the GEMM ahead, completed.
-        if (options.prepass_reads_early && half >= 0 && !bound && !ENCORE_SM90_PREPASS_READY) {
+        // its wait and waits at its end (kPrepassReadsEarly). Not with the ready count of the
+        // manual build _ready, whose GEMM would start before the pre-pass grid, and so before
+        // the GEMM ahead, completed (_early_ready: that overlap is its experiment).
+        if (options.prepass_reads_early && half >= 0 && !bound &&
+            (!ENCORE_SM90_PREPASS_READY || ENCORE_SM90_EARLY_READY)) {
           pre->flags |= sm90::kPrepassReadsEarly;
           plan->prepass_reads_early = true;
           plan->reads_after_wait = false;
@@ -982,7 +988,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::unique_ptr<BindingRing> ring;  // bound plans' (PrepareBound), created by the first
     cudaStream_t stream = nullptr;
     int index = 0;            // creation order (the fake token workspace's slice)
-    void* tokens = nullptr;   // token_workspace_bytes_ + kFusedSyncBytes (barrier words zeroed)
+    void* tokens = nullptr;   // token_workspace_bytes_ + 2 kFusedSyncBytes (barrier words
+                              // zeroed; the second set: a ready count's on workspace half 1)
     DeviceBuffer token_buffer;  // empty for the fake
     void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
     DeviceBuffer stream_k_buffer;
@@ -1072,8 +1079,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // The tokens, then the fused pre-pass's barrier words, zeroed in stream order.
     ENCORE_ASSIGN_OR_RETURN(
         w->token_buffer,
-        CreateWithZeroedTail(token_workspace_bytes_ + sm90::kFusedSyncBytes, token_workspace_bytes_,
-                             stream, "cudaMemsetAsync (grid barrier words)"));
+        CreateWithZeroedTail(token_workspace_bytes_ + 2 * sm90::kFusedSyncBytes,
+                             token_workspace_bytes_, stream,
+                             "cudaMemsetAsync (grid barrier words)"));
     w->tokens = w->token_buffer.get();
     return w->tokens;
   }

@@ -53,6 +53,9 @@ SM90_EXPERIMENTS = [
     # The GEMM waits for the pre-pass blocks' done count instead of the pre-pass grid (run 133:
     # lost on every GPU MODE shape).
     ("_ready", ["-DENCORE_SM90_PREPASS_READY=1"]),
+    # The ready count for early pre-passes (ENCORE_SM90_EARLY_READY): the GEMM after one computes
+    # beside the previous GEMM's last CTAs (not stream-K plans; independent calls only).
+    ("_early_ready", ["-DENCORE_SM90_PREPASS_READY=1", "-DENCORE_SM90_EARLY_READY=1"]),
     # The simple kernel without the drain between k-blocks, on <= 128-row token tiles (4 fp16
     # token stages: the later release has stages to spare). Run 148: against _rows128 (the same
     # tile with the drain) GPU MODE shape 2 -0.3 us, shape 3 -0.2..-0.3, decode8 -1.7 (-6%); but

@@ -87,6 +87,18 @@
 //    on shape 0), which costs more than the grid completion's ~1.3 us.
 #define ENCORE_SM90_PREPASS_READY 0
 #endif
+#ifndef ENCORE_SM90_EARLY_READY
+// 1 (manual build _early_ready, with ENCORE_SM90_PREPASS_READY): the ready count for early
+//    pre-passes too (PlanOptions::prepass_reads_early), so the GEMM after one computes as soon as
+//    its pre-pass's blocks are done, possibly beside the previous GEMM's last CTAs; each
+//    workspace half has its own barrier words, and stream-K plans keep the grid wait (one
+//    stream-K workspace per stream). Only for calls whose C meets nothing of the call before
+//    (the kernel benchmark's independent calls): graph_cache does not check that.
+#define ENCORE_SM90_EARLY_READY 0
+#endif
+#if ENCORE_SM90_EARLY_READY && !ENCORE_SM90_PREPASS_READY
+#error "ENCORE_SM90_EARLY_READY needs ENCORE_SM90_PREPASS_READY"
+#endif
 
 namespace encore::gemm::sm90 {
 

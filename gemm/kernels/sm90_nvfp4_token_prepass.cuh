@@ -265,11 +265,6 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     PrepassUnit<kGroups>(p, u, static_cast<int>(tid % kPrepassThreadsPerUnit));
 #endif
   }
-  // kPrepassReadsEarly: this grid completes only after the one before it (the GEMM after this
-  // pre-pass, whose wait is for this grid, thus still starts after that one completed). One
-  // thread of the last block holds it; every other block leaves its SM to the next GEMM's CTAs,
-  // which start their prologue and weight loads there before their own wait.
-  if (early && blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) GridDependencyWait();
 #if ENCORE_SM90_PREPASS_READY
 #if !ENCORE_SM90_PREPASS_STAGE || ENCORE_SM90_PREPASS_GRID_STRIDE
 #error "ENCORE_SM90_PREPASS_READY counts blocks of the staged one-job kernel"
@@ -285,6 +280,12 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
     if (threadIdx.x == 0) RedReleaseGpuAdd(p.ready, 1u);
   }
 #endif
+  // kPrepassReadsEarly: this grid completes only after the one before it (the GEMM after this
+  // pre-pass, whose wait is for this grid, thus still starts after that one completed). One
+  // thread of the last block holds it; every other block leaves its SM to the next GEMM's CTAs,
+  // which start their prologue and weight loads there before their own wait. (After the ready
+  // count of ENCORE_SM90_EARLY_READY, which the next GEMM's token producer waits for instead.)
+  if (early && blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) GridDependencyWait();
   if (threadIdx.x == 0) {
     StampTimeAt(2);
     StampDeferred({StampEvent::kPrepassEntry, StampEvent::kPrepassWaited, StampEvent::kPrepassDone});
@@ -303,7 +304,8 @@ __global__ void ENCORE_SM90_PREPASS_BOUNDS
 template <int kGroups>
 __global__ void ENCORE_SM90_PREPASS_BOUNDS
     Sm90Nvfp4BoundPrepassKernel(const __grid_constant__ BoundPrepassParams<kGroups> p) {
-  static_assert(!kPrepassGridStride && ENCORE_SM90_PREPASS_STAGE && !ENCORE_SM90_PREPASS_READY,
+  // (ENCORE_SM90_PREPASS_READY builds: bound plans keep the grid wait, no ready count.)
+  static_assert(!kPrepassGridStride && ENCORE_SM90_PREPASS_STAGE,
                 "bound pre-passes: the staged one-job kernel");
   static_assert(kMaxBoundGroups <= kPrepassThreads, "block 0: a thread per group");
   GridDependencyWait();
