@@ -988,8 +988,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     std::unique_ptr<BindingRing> ring;  // bound plans' (PrepareBound), created by the first
     cudaStream_t stream = nullptr;
     int index = 0;            // creation order (the fake token workspace's slice)
-    void* tokens = nullptr;   // token_workspace_bytes_ + 2 kFusedSyncBytes (barrier words
-                              // zeroed; the second set: a ready count's on workspace half 1)
+    void* tokens = nullptr;   // token_workspace_bytes_ + kFusedSyncBytes (barrier words zeroed;
+                              // ready-count builds: a second set, for half 1)
     DeviceBuffer token_buffer;  // empty for the fake
     void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
     DeviceBuffer stream_k_buffer;
@@ -1079,7 +1079,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // The tokens, then the fused pre-pass's barrier words, zeroed in stream order.
     ENCORE_ASSIGN_OR_RETURN(
         w->token_buffer,
-        CreateWithZeroedTail(token_workspace_bytes_ + 2 * sm90::kFusedSyncBytes,
+        CreateWithZeroedTail(token_workspace_bytes_ +
+                                 (ENCORE_SM90_PREPASS_READY ? 2 : 1) * sm90::kFusedSyncBytes,
                              token_workspace_bytes_, stream,
                              "cudaMemsetAsync (grid barrier words)"));
     w->tokens = w->token_buffer.get();

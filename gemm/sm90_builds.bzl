@@ -54,7 +54,9 @@ SM90_EXPERIMENTS = [
     # lost on every GPU MODE shape).
     ("_ready", ["-DENCORE_SM90_PREPASS_READY=1"]),
     # The ready count for early pre-passes (ENCORE_SM90_EARLY_READY): the GEMM after one computes
-    # beside the previous GEMM's last CTAs (not stream-K plans; independent calls only).
+    # beside the previous GEMM's last CTAs (not stream-K plans; independent calls only). Run 183,
+    # as multi-call graphs prepare the calls, against the default build's early pre-passes: GPU
+    # MODE shapes 0-3 +0.7 / -0.3 / +0.6 / 0%, one_tile -0.6%, decode8 +0.8%: no gain.
     ("_early_ready", ["-DENCORE_SM90_PREPASS_READY=1", "-DENCORE_SM90_EARLY_READY=1"]),
     # The simple kernel without the drain between k-blocks, on <= 128-row token tiles (4 fp16
     # token stages: the later release has stages to spare). Run 148: against _rows128 (the same
