@@ -153,10 +153,11 @@ struct PlanOptions {
   int token_workspace_half = -1;
   // With a half: the pre-pass converts before its griddepcontrol.wait and waits at its end
   // (LaunchPlan::prepass_reads_early), so behind a PDL edge its work overlaps the previous
-  // GEMM's last CTAs while the GEMM after it still starts after that GEMM completed. The caller
-  // promises that the kernel before it on the stream is the GEMM of a plan on the other half
-  // (or any kernel that writes no token workspace) and writes none of this call's tokens (A),
-  // token scales (SFA) or device M: a graph whose calls' outputs meet none of them.
+  // GEMM's last CTAs, and the GEMM after it launches (and loads its weights) meanwhile, while its
+  // wait still ends after that GEMM completed. The caller promises that the kernel before it on
+  // the stream is the GEMM of a plan on the other half (or one that uses no token workspace)
+  // and writes none of this call's inputs (A, SFA, B, SFB, device M): a graph whose calls'
+  // outputs meet none of them.
   bool prepass_reads_early = false;
 };
 
