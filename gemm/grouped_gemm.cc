@@ -40,17 +40,6 @@
 
 namespace encore::gemm {
 
-// NOTES: an early pre-pass (PlanOptions::prepass_reads_early) writes its workspace half while
-// the GEMM before it may still run; that the GEMM two calls back (the half's last reader) has
-// completed rests on every GEMM triggering its dependents only after its own griddepcontrol.wait.
-// The manual build _earlytrig (ENCORE_SM90_PRODUCER_WAITS_LATE = 0) triggers before it: no early
-// pre-passes there.
-#if defined(ENCORE_SM90_PRODUCER_WAITS_LATE) && !ENCORE_SM90_PRODUCER_WAITS_LATE
-constexpr bool kEarlyPrepassBuilt = false;
-#else
-constexpr bool kEarlyPrepassBuilt = true;
-#endif
-
 absl::Status CheckKernelsSupport(int cc_major, int cc_minor) {
   if (cc_major == 9 && cc_minor == 0) return absl::OkStatus();
   return absl::FailedPreconditionError(
@@ -946,7 +935,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         // its wait and waits at its end (kPrepassReadsEarly). Not with the ready count of the
         // manual build _ready, whose GEMM would start before the pre-pass grid, and so before
         // the GEMM ahead, completed (_early_ready: that overlap is its experiment).
-        if (options.prepass_reads_early && half >= 0 && !bound && kEarlyPrepassBuilt &&
+        if (options.prepass_reads_early && half >= 0 && !bound && sm90::kEarlyPrepassBuilt &&
             (!ENCORE_SM90_PREPASS_READY || ENCORE_SM90_EARLY_READY)) {
           pre->flags |= sm90::kPrepassReadsEarly;
           plan->prepass_reads_early = true;

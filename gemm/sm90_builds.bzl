@@ -96,6 +96,7 @@ SM90_HEADER_SUFFIXES = [
     "_wg4",
     "_tmastore",
     "_shuffle",
+    "_earlytrig",  # (sm90::kEarlyPrepassBuilt: no early pre-passes)
 ]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

@@ -420,6 +420,15 @@ struct PrepassGroup {
 // of this call's tokens, token scales or device M and does not read the workspace this pre-pass
 // writes (a graph whose calls alternate between two workspaces; graph_cache decides).
 inline constexpr int kPrepassReadsEarly = 1;
+// NOTES: that the GEMM two calls back (the half's last reader) has completed when an early
+// pre-pass starts writing rests on every GEMM triggering its dependents only after its own
+// griddepcontrol.wait. The manual build _earlytrig (ENCORE_SM90_PRODUCER_WAITS_LATE = 0, a
+// header switch for this) triggers before it: the runner prepares no early pre-passes there.
+#if defined(ENCORE_SM90_PRODUCER_WAITS_LATE) && !ENCORE_SM90_PRODUCER_WAITS_LATE
+inline constexpr bool kEarlyPrepassBuilt = false;
+#else
+inline constexpr bool kEarlyPrepassBuilt = true;
+#endif
 
 template <int kGroups>
 struct alignas(64) PrepassParams {

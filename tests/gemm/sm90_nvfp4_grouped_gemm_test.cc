@@ -1142,12 +1142,13 @@ TEST_F(Sm90GemmTest, EarlyPrepassPlansOnAlternateHalves) {
         PlanOptions o;
         o.token_workspace_half = static_cast<int>(i % 2);
         o.prepass_reads_early = true;
-        ENCORE_ASSERT_OK(gemm->PrepareWith(devs.back().args(), plans.back().get(), kind, nullptr, o));
+        ENCORE_ASSERT_OK(
+            gemm->PrepareWith(devs.back().args(), plans.back().get(), kind, nullptr, o));
         const LaunchPlan& p = *plans.back();
         if (!p.has_pre()) continue;  // (stream-K plans convert in kernel unless kStreamKPrepass)
         EXPECT_EQ(p.token_workspace_half, static_cast<int>(i % 2)) << "call " << i;
-        EXPECT_TRUE(p.prepass_reads_early) << "call " << i;
-        EXPECT_FALSE(p.reads_after_wait) << "call " << i;
+        EXPECT_EQ(p.prepass_reads_early, sm90::kEarlyPrepassBuilt) << "call " << i;
+        EXPECT_EQ(p.reads_after_wait, !sm90::kEarlyPrepassBuilt) << "call " << i;
       }
       const std::string what = absl::StrCat(DistName(dist), " ", KernelKindName(kind));
       auto stream = Stream::Create();
@@ -1172,8 +1173,9 @@ TEST_F(Sm90GemmTest, EarlyPrepassPlansOnAlternateHalves) {
   small.token_workspace_bytes = size_t{1} << 20;
   auto runner = Nvfp4GroupedGemm::Create(small);
   ASSERT_TRUE(runner.ok()) << runner.status();
-  const HostGroupedProblem h = MakeHostProblem(Zip({300}, {256}, {1024}), Distribution::kGpuMode,
-                                               ++seed);  // 600 KB of fp16 tokens
+  // 600 KB of fp16 tokens
+  const HostGroupedProblem h =
+      MakeHostProblem(Zip({300}, {256}, {1024}), Distribution::kGpuMode, ++seed);
   auto d = DeviceGroupedProblem::Upload(h);
   ASSERT_TRUE(d.ok()) << d.status();
   PlanOptions o;
