@@ -401,9 +401,9 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);
 #endif
   state.SetLabel(absl::StrCat(KernelKindName(plans[0]->kind), bound ? " bound" : "",
-                              plans[0]->prepass_reads_early ? " early" : "",
                               had_pre ? "+prepass" : "",
-                              plans[0]->fused_pre ? "+fused_prepass" : "", pdl ? " pdl" : "",
+                              plans[0]->fused_pre ? "+fused_prepass" : "",
+                              plans[0]->prepass_reads_early ? " early" : "", pdl ? " pdl" : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
                                                            : ""));
