@@ -15,8 +15,9 @@ host/device/e2e us per call is then the geomean over the GPU MODE workloads of t
 tiny problem's fields its own median), and n_fast counts the processes kept per workload. Runs
 169-170 put the fast state at 1.26-1.5 us and the slow one at 1.9-2.4 us.
 """
-import math
 import json
+import math
+import os
 import statistics
 import sys
 
@@ -80,6 +81,17 @@ def main():
         else:
             sys.exit("unknown option " + args[0])
         args = args[2:]
+    # (Session 26: an OUT forgotten before the inputs overwrote the first raw file: OUT must be new
+    # or an earlier aggregate, never one process's output.)
+    if not args or out in args or out.startswith("--"):
+        sys.exit("usage: replay_median.py OUT.json [--command C] [--fast-floor-us F] IN.json ...")
+    if os.path.exists(out):
+        try:
+            previous = json.load(open(out))
+        except ValueError:
+            previous = {}
+        if "aggregate" not in previous:
+            sys.exit("replay_median.py: %s exists and is not an aggregate: not overwriting it" % out)
     runs = [json.load(open(p)) for p in args]
     if limit is not None:
         fast_state(out, runs, command, limit)
