@@ -121,27 +121,43 @@ class NullBackend final : public GraphBackend {
   }
 };
 
+// An executor over `gemm` and the null backend; nullptr (and the benchmark skipped) if Create
+// fails.
+std::unique_ptr<GraphExecutor> NullExecutor(NullGemm* gemm, benchmark::State& state,
+                                            ExecutorOptions options = {}) {
+  auto exec = GraphExecutor::CreateWithBackend(gemm, std::make_unique<NullBackend>(), options);
+  if (!exec.ok()) {
+    state.SkipWithError("create failed");
+    return nullptr;
+  }
+  return *std::move(exec);
+}
+
+// "ns_per_call" of a benchmark whose every iteration makes `calls` calls.
+void CountNsPerCall(benchmark::State& state, int calls) {
+  state.counters["ns_per_call"] =
+      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+}
+
 void BM_ExecutorHit(benchmark::State& state) {
   const int ng = static_cast<int>(state.range(0));
   NullGemm gemm;
-  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
-  if (!exec.ok()) {
-    state.SkipWithError("create failed");
-    return;
-  }
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state);
+  if (exec == nullptr) return;
   std::vector<std::vector<gemm::GroupProblem>> others;
   ExecutorOptions o;
   for (int e = 0; e < 200; ++e) {  // populate: 200 structures, captured
     others.push_back(Groups(ng, static_cast<uintptr_t>(e), 128 + 8 * e));
     for (int r = 0; r < o.min_repeats; ++r) {
-      (void)(*exec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(others.back())}, nullptr);
+      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(others.back())}, nullptr);
     }
   }
   const gemm::GroupedGemmArguments args{absl::MakeConstSpan(others[77])};
   for (auto _ : state) {
-    benchmark::DoNotOptimize((*exec)->Run(args, nullptr));
+    benchmark::DoNotOptimize(exec->Run(args, nullptr));
   }
-  const ExecutorCounters c = (*exec)->counters();
+  const ExecutorCounters c = exec->counters();
   state.counters["hits"] = static_cast<double>(c.hits);
   if (c.live_execs != 200) state.SkipWithError("expected 200 live graphs");
 }
@@ -156,35 +172,29 @@ void BM_ExecutorRotation(benchmark::State& state) {
   NullGemm gemm;
   ExecutorOptions o;
   o.max_bindings_per_structure = static_cast<int>(state.range(0));
-  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>(), o);
-  if (!exec.ok()) {
-    state.SkipWithError("create failed");
-    return;
-  }
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state, o);
+  if (exec == nullptr) return;
   std::vector<std::vector<gemm::GroupProblem>> sets;
   for (int i = 0; i < kSets; ++i) sets.push_back(Groups(8, static_cast<uintptr_t>(i + 1), 256));
   for (int round = 0; round < 4; ++round) {  // warm-up: every set gets its variant (if room)
     for (auto& g : sets) {
-      (void)(*exec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
+      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
     }
   }
-  const ExecutorCounters warm = (*exec)->counters();
+  const ExecutorCounters warm = exec->counters();
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        (*exec)->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[i])}, nullptr));
+        exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[i])}, nullptr));
     i = i + 1 == kSets ? 0 : i + 1;
   }
-  const ExecutorCounters c = (*exec)->counters();
+  const ExecutorCounters c = exec->counters();
   state.counters["patches/call"] =
       static_cast<double>(c.patches - warm.patches) / static_cast<double>(state.iterations());
   state.counters["execs"] = static_cast<double>(c.live_execs);
 }
 BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
 
-// The replay benchmark's batch mode on the host: range(0) calls of G = range(1) groups added to
-// a GemmBatch and flushed as one (null) graph. Time per iteration / calls = the host cost per call
-// a batch adds on top of the graph launch.
 // range(0) calls' groups (range(1) groups each, distinct buffers) for the batch and sequence
 // benchmarks.
 std::vector<std::vector<gemm::GroupProblem>> CallSets(const benchmark::State& state) {
@@ -195,16 +205,16 @@ std::vector<std::vector<gemm::GroupProblem>> CallSets(const benchmark::State& st
   return sets;
 }
 
+// The replay benchmark's batch mode on the host: range(0) calls of G = range(1) groups added to
+// a GemmBatch and flushed as one (null) graph. Time per iteration / calls = the host cost per call
+// a batch adds on top of the graph launch.
 void BM_BatchFlush(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
   NullGemm gemm;
-  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
-  if (!exec.ok()) {
-    state.SkipWithError("create failed");
-    return;
-  }
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state);
+  if (exec == nullptr) return;
   std::vector<std::vector<gemm::GroupProblem>> sets = CallSets(state);
-  GemmBatch batch(exec->get());
+  GemmBatch batch(exec.get());
   auto flush = [&]() {
     for (auto& g : sets) {
       if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;
@@ -213,9 +223,7 @@ void BM_BatchFlush(benchmark::State& state) {
   };
   for (int round = 0; round < 4; ++round) flush();  // captured by now
   for (auto _ : state) benchmark::DoNotOptimize(flush());
-  state.counters["ns_per_call"] =
-      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
-                                                         benchmark::Counter::kInvert);
+  CountNsPerCall(state, calls);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 
@@ -225,14 +233,11 @@ BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 void BM_SequenceStep(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
   NullGemm gemm;
-  auto exec = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<NullBackend>());
-  if (!exec.ok()) {
-    state.SkipWithError("create failed");
-    return;
-  }
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state);
+  if (exec == nullptr) return;
   SequenceOptions options;
   options.mode = SequenceMode::kStepBounded;
-  auto rec = SequenceRecorder::Create(exec->get(), nullptr, options);
+  auto rec = SequenceRecorder::Create(exec.get(), nullptr, options);
   if (!rec.ok()) {
     state.SkipWithError("recorder create failed");
     return;
@@ -250,9 +255,7 @@ void BM_SequenceStep(benchmark::State& state) {
   if ((*rec)->counters().period_launches - launches != static_cast<uint64_t>(state.iterations())) {
     state.SkipWithError("not every step was one period launch");
   }
-  state.counters["ns_per_call"] =
-      benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
-                                                         benchmark::Counter::kInvert);
+  CountNsPerCall(state, calls);
 }
 BENCHMARK(BM_SequenceStep)->Args({15, 2})->Args({15, 8});
 
