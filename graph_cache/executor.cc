@@ -139,9 +139,7 @@ struct GraphExecutor::Variant : internal::LruNode {
     const void* stream = nullptr;    // the stream its plan was prepared for (its workspace)
     const void* function = nullptr;  // kernel the node launches
     bool pdl = false;                // the node sits behind a programmatic edge
-    // gemm::PlanOptions its plan was prepared with (multi-call graphs; BatchPlanOptions).
-    int half = -1;
-    bool early = false;
+    bool early = false;              // its pre-pass reads early (PrepareCall)
   };
   static constexpr size_t kNoSet = ~size_t{0};
   Entry* entry = nullptr;
@@ -717,15 +715,6 @@ bool PlanTakesPdlEdge(const gemm::LaunchPlan& plan) {
   return plan.supports_pdl && (!plan.has_pre() || plan.prefers_pdl);
 }
 
-// gemm::PlanOptions of call i of a multi-call graph: the token workspace half i % 2, so no call's
-// pre-pass writes the half the GEMM before it reads, and early reads where asked.
-gemm::PlanOptions BatchPlanOptions(size_t i, bool early) {
-  gemm::PlanOptions o;
-  o.token_workspace_half = static_cast<int>(i % 2);
-  o.prepass_reads_early = early;
-  return o;
-}
-
 // Whether the plan of the call before an early pre-pass leaves that pre-pass's half alone: it is
 // on the other half, or it uses no token workspace (tokens converted in kernel).
 bool LeavesHalf(const gemm::LaunchPlan& before, size_t before_index) {
@@ -733,6 +722,18 @@ bool LeavesHalf(const gemm::LaunchPlan& before, size_t before_index) {
   return !uses_workspace || before.token_workspace_half == static_cast<int>(before_index % 2);
 }
 }  // namespace
+
+// In a multi-call graph call i takes the token workspace half i % 2, so no call's pre-pass writes
+// the half the GEMM before it reads.
+absl::Status GraphExecutor::PrepareCall(absl::Span<const GemmCall> calls, size_t i, bool early,
+                                        gemm::LaunchPlan* plan, cudaStream_t stream) const {
+  const GemmCall& c = calls[i];
+  if (calls.size() < 2 || !options_.use_pdl) return runner_->Prepare(c.args, plan, c.kind, stream);
+  gemm::PlanOptions o;
+  o.token_workspace_half = static_cast<int>(i % 2);
+  o.prepass_reads_early = early;
+  return runner_->PrepareWith(c.args, plan, c.kind, stream, o);
+}
 
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
@@ -757,11 +758,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     if (v->Matches(i, sigs[i]->binding)) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
     const Variant::Node& node = v->nodes[i];
-    const absl::Status prepared =
-        node.half >= 0 ? runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
-                                              BatchPlanOptions(i, node.early))
-                       : runner_->Prepare(calls[i].args, plan, calls[i].kind, stream);
-    if (!prepared.ok()) {
+    if (!PrepareCall(calls, i, node.early, plan, stream).ok()) {
       // The variant stays valid for the bindings its nodes hold; this call's direct run reports
       // the error.
       if (patched) v->fingerprint = v->FingerprintStored();
@@ -802,11 +799,9 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   if (multi) CollectOutputsLocked(calls);
   for (size_t i = 0; i < calls.size(); ++i) {
     gemm::LaunchPlan* plan = ScratchPlanLocked(i);
-    const absl::Status prepared =
-        multi ? runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
-                                     BatchPlanOptions(i, /*early=*/false))
-              : runner_->Prepare(calls[i].args, plan, calls[i].kind, stream);
-    if (!prepared.ok()) return Outcome{false, FallbackReason::kPrepareFailed};
+    if (!PrepareCall(calls, i, /*early=*/false, plan, stream).ok()) {
+      return Outcome{false, FallbackReason::kPrepareFailed};
+    }
     plan_ptrs_.push_back(plan);
     pdl_[i] = i > 0 && multi && PlanTakesPdlEdge(*plan) && !early_reads_.Overlaps(calls[i].args);
     // Behind its edge the pre-pass may convert early (ExecutorOptions::early_prepass): on its own
@@ -814,9 +809,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     if (pdl_[i] && options_.early_prepass && plan->has_pre() && !plan->bound() &&
         plan->token_workspace_half == static_cast<int>(i % 2) &&
         LeavesHalf(*plan_ptrs_[i - 1], i - 1) && !early_reads_.TokensOverlap(calls[i].args)) {
-      if (!runner_->PrepareWith(calls[i].args, plan, calls[i].kind, stream,
-                                BatchPlanOptions(i, /*early=*/true))
-               .ok()) {
+      if (!PrepareCall(calls, i, /*early=*/true, plan, stream).ok()) {
         return Outcome{false, FallbackReason::kPrepareFailed};
       }
       // (Still behind its edge: only the pre-pass's parameters changed.)
@@ -865,7 +858,6 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     n.num_groups = sigs[i]->binding.num_groups();
     n.function = plan_ptrs_[i]->function;
     n.pdl = pdl_[i];
-    n.half = multi ? static_cast<int>(i % 2) : -1;
     n.early = plan_ptrs_[i]->prepass_reads_early;
     if (n.early) AddLocked(counters_.early_prepass_nodes, 1);
     first += static_cast<size_t>(n.num_groups);

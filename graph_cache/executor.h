@@ -350,6 +350,11 @@ class GraphExecutor {
   void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   gemm::LaunchPlan* ScratchPlanLocked(size_t i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Prepares call i of a graph of `calls` into `plan`: in a multi-call graph with use_pdl on
+  // token-workspace half i % 2, with an early pre-pass when `early` (gemm::PlanOptions); else
+  // Prepare's plan. Create and Update both prepare through it, so a patch gets its node's options.
+  absl::Status PrepareCall(absl::Span<const GemmCall> calls, size_t i, bool early,
+                           gemm::LaunchPlan* plan, cudaStream_t stream) const;
   // early_reads_ = the outputs of `calls` (before deciding or keeping PDL edges).
   void CollectOutputsLocked(absl::Span<const GemmCall> calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
