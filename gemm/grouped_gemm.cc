@@ -576,11 +576,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
                        cudaStream_t stream) override {
-    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
-    ENCORE_RETURN_IF_ERROR(CanImplement(args));
-    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr, PlanOptions{})
-                    : Fill<64>(args, plan, kind, stream, nullptr, PlanOptions{});
+    return PrepareWith(args, plan, kind, stream, PlanOptions{});
   }
 
   absl::Status PrepareWith(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
@@ -591,9 +587,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           "options.token_workspace_half: ", options.token_workspace_half, " is not -1, 0 or 1"));
     }
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
-    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream, nullptr, options)
-                    : Fill<64>(args, plan, kind, stream, nullptr, options);
+    return FillForGroups(args, plan, kind, stream, nullptr, options);
   }
 
   absl::Status PrepareBound(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
@@ -606,9 +600,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           "PrepareBound: no binding ring for this stream: ", max_token_workspaces_,
           " streams own workspaces already (RunnerOptions::max_token_workspaces)"));
     }
-    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
-    return cap == 8 ? Fill<8>(args, plan, kind, stream, ring, PlanOptions{})
-                    : Fill<64>(args, plan, kind, stream, ring, PlanOptions{});
+    return FillForGroups(args, plan, kind, stream, ring, PlanOptions{});
   }
 
   absl::Status WriteBindings(const GroupedGemmArguments& args, cudaStream_t stream) override {
@@ -645,6 +637,15 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   int sm_count() const override { return info_.sm_count; }
 
  private:
+  // Fill for the group capacity `args` needs (validated arguments).
+  absl::Status FillForGroups(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
+                             cudaStream_t stream, const BindingRing* ring,
+                             const PlanOptions& options) {
+    const int cap = sm90::GroupCapacityFor(static_cast<int>(args.groups.size()));
+    return cap == 8 ? Fill<8>(args, plan, kind, stream, ring, options)
+                    : Fill<64>(args, plan, kind, stream, ring, options);
+  }
+
   // `ring`: a bound plan's (PrepareBound), else nullptr.
   template <int kGroups>
   absl::Status Fill(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
