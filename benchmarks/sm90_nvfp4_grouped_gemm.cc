@@ -174,17 +174,23 @@ struct CallMode {
   // PlanOptions as a multi-call graph of these independent calls gets them: call i's pre-pass on
   // workspace half i % 2, reading before its wait (PlanOptions::prepass_reads_early).
   bool early = false;
+  // > 0: consecutive independent calls merged into one grouped GEMM of their groups together, at
+  // most this many calls (and kMaxGroups groups) a launch, each launch prepared as `early` (its
+  // pre-pass on workspace half j % 2); the runner's token workspace is 256 MB so a merged launch's
+  // tokens fit one half. Per-call time is still the batch's time over its 15 calls.
+  int merge = 0;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
 // `instance`: another runner with the same options, its own workspaces).
 Nvfp4GroupedGemm* Runner(const CallMode& how) {
-  static std::map<std::tuple<int, int, int, bool, int, int, bool, int, int>,
+  static std::map<std::tuple<int, int, int, bool, int, int, bool, int, int, bool>,
                   std::unique_ptr<Nvfp4GroupedGemm>>
       runners;
   std::unique_ptr<Nvfp4GroupedGemm>& runner = runners[std::make_tuple(
       static_cast<int>(how.prepass), static_cast<int>(how.fuse), how.tile_rows, how.unpacked,
-      how.sk_costs, how.pad_bound, how.pad_large, how.instance, static_cast<int>(how.stream))];
+      how.sk_costs, how.pad_bound, how.pad_large, how.instance, static_cast<int>(how.stream),
+      how.merge > 0)];
   if (runner == nullptr) {
     RunnerOptions options;
     if (how.pad_bound < 0) options.pad_prepass_for_pdl = false;
@@ -196,6 +202,7 @@ Nvfp4GroupedGemm* Runner(const CallMode& how) {
     options.stream_simple_tiles = how.stream;
     options.pack_tiles = !how.unpacked;
     options.stream_k_costs = kSkCosts[how.sk_costs];
+    if (how.merge > 0) options.token_workspace_bytes = size_t{256} << 20;
     auto r = Nvfp4GroupedGemm::Create(options);
     Check(r.status());
     runner = std::move(*r);
@@ -341,7 +348,26 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   absl::StatusOr<encore::Stream>& stream = bound ? *bound_stream : own_stream;
   Check(stream.status());
   std::vector<std::unique_ptr<LaunchPlan>> plans;
+  // Merged launches (CallMode::merge): sets [first, first + calls) as one call's groups.
+  std::vector<std::vector<GroupProblem>> merged;
+  for (size_t first = 0; how.merge > 0 && first < sets.size();) {
+    merged.emplace_back();
+    for (size_t i = first; i < sets.size() && i < first + how.merge &&
+                           merged.back().size() + sets[i].groups.size() <= kMaxGroups;
+         ++i, ++first) {
+      merged.back().insert(merged.back().end(), sets[i].groups.begin(), sets[i].groups.end());
+    }
+  }
+  for (const std::vector<GroupProblem>& groups : merged) {
+    plans.push_back(std::make_unique<LaunchPlan>());
+    PlanOptions o;
+    o.token_workspace_half = static_cast<int>(plans.size() - 1) % 2;
+    o.prepass_reads_early = true;
+    Check(gemm->PrepareWith(GroupedGemmArguments{groups, nullptr}, plans.back().get(), kind,
+                            nullptr, o));
+  }
   for (InputSet& s : sets) {
+    if (how.merge > 0) break;
     plans.push_back(std::make_unique<LaunchPlan>());
     const GroupedGemmArguments args{s.groups, nullptr};
     if (bound) {
@@ -404,6 +430,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
                               had_pre ? "+prepass" : "",
                               plans[0]->fused_pre ? "+fused_prepass" : "",
                               plans[0]->prepass_reads_early ? " early" : "", pdl ? " pdl" : "",
+                              how.merge > 0 ? absl::StrCat(" merged x", plans.size()) : "",
                               part == Part::kGemmOnly      ? " (GEMM only)"
                               : part == Part::kPrepassOnly ? " (pre-pass only)"
                                                            : ""));
@@ -491,6 +518,20 @@ void Register(int sm_count) {
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/early"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, early);
+  }
+  // The 15 independent calls merged into grouped GEMMs of up to <c> calls (CallMode::merge):
+  // "<prefix>/<shape>/auto/merge<c>".
+  for (int calls : {2, 4, 8, 15}) {
+    CallMode merge;
+    merge.merge = calls;
+    for (const BenchShape& s : kShapes) {
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/merge", calls), s.m, s.n, s.k,
+                    KernelKind::kAuto, 15, merge);
+    }
+    for (const BenchShape& s : kFewTileShapes) {
+      RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/merge", calls), s.m, s.n, s.k,
+                    KernelKind::kAuto, 15, merge);
+    }
   }
   // A forced token-tile row cap instead of the model's choice: "gpumode/<shape>/auto/rows<R>";
   // no packed persistent schedule: "gpumode/<shape>/auto/unpacked".

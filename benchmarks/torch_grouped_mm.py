@@ -4,6 +4,8 @@ Encore benchmark: 15 distinct input sets back to back, L2 flushed (2x L2 bytes w
 each batch, CUDA events, per-call mean, median over repetitions.
 
 Run: python3 benchmarks/torch_grouped_mm.py --out torch.json
+     python3 benchmarks/torch_grouped_mm.py --merge --out torch_merged.json  # the 15 calls as one
+       torch._grouped_mm of 15x the groups (inputs concatenated up front, outside the timing)
 """
 import argparse
 import json
@@ -20,7 +22,7 @@ SHAPES = [
 SETS = 15
 
 
-def time_shape(ms, n, k, reps, flush):
+def time_shape(ms, n, k, reps, flush, merge=False):
     g = len(ms)
     offs = torch.tensor(ms, device="cuda", dtype=torch.int32).cumsum(0, dtype=torch.int32)
     sets = []
@@ -28,6 +30,11 @@ def time_shape(ms, n, k, reps, flush):
         a = torch.randn(sum(ms), k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
         sets.append((a, b))
+    if merge:  # one call of all 15 sets' groups
+        sets = [(torch.cat([a for a, _ in sets]), torch.cat([b for _, b in sets]))]
+        offs = torch.tensor(ms * SETS, device="cuda", dtype=torch.int32).cumsum(
+            0, dtype=torch.int32)
+        g = len(ms) * SETS
 
     def call(a, b):
         return torch._grouped_mm(a, b.transpose(-2, -1), offs=offs)
@@ -63,15 +70,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="torch_grouped_mm.json")
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--merge", action="store_true")
     args = ap.parse_args()
     props = torch.cuda.get_device_properties(0)
     flush = torch.empty(2 * props.L2_cache_size, dtype=torch.uint8, device="cuda")
     results = []
     for ms, n, k in SHAPES:
-        us, mode = time_shape(ms, n, k, args.reps, flush)
+        us, mode = time_shape(ms, n, k, args.reps, flush, args.merge)
         flops = 2.0 * sum(ms) * n * k
         print(f"m={ms} n={n} k={k}: {us:.1f} us ({flops / us / 1e6:.0f} TFLOP/s) via {mode}")
-        results.append({"m": ms, "n": n, "k": k, "torch_bf16_us": us, "mode": mode})
+        results.append({"m": ms, "n": n, "k": k, "torch_bf16_us": us, "mode": mode + (" merged x15" if args.merge else "")})
         torch.cuda.empty_cache()
     with open(args.out, "w") as f:
         json.dump({"device": props.name, "torch": torch.__version__, "shapes": results}, f,
