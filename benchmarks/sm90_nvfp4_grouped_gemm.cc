@@ -352,10 +352,12 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   std::vector<std::vector<GroupProblem>> merged;
   for (size_t first = 0; how.merge > 0 && first < sets.size();) {
     merged.emplace_back();
-    for (size_t i = first; i < sets.size() && i < first + how.merge &&
-                           merged.back().size() + sets[i].groups.size() <= kMaxGroups;
-         ++i, ++first) {
-      merged.back().insert(merged.back().end(), sets[i].groups.begin(), sets[i].groups.end());
+    const size_t end = first + static_cast<size_t>(how.merge);
+    for (; first < sets.size() && first < end &&
+           merged.back().size() + sets[first].groups.size() <= kMaxGroups;
+         ++first) {
+      merged.back().insert(merged.back().end(), sets[first].groups.begin(),
+                           sets[first].groups.end());
     }
   }
   for (const std::vector<GroupProblem>& groups : merged) {
