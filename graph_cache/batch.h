@@ -5,7 +5,10 @@
 //
 // Semantics: Flush enqueues the calls in the order they were added, exactly as if each had been
 // run with GraphExecutor::Run at the moment of Flush (not at the moment of Add). Work the caller
-// enqueues on the stream between Add and Flush runs BEFORE the batch.
+// enqueues on the stream between Add and Flush runs BEFORE the batch. Consecutive small calls that
+// read and write nothing another one of them writes may run as one grouped-GEMM launch of all
+// their groups (ExecutorOptions::merge_calls; by default only where that sums every element as
+// each call's own launch does, so the results are bit for bit those of separate calls).
 //
 // Thread safety: a GemmBatch is used by one thread at a time; any number of batches (on any
 // threads) may flush into one executor concurrently.

@@ -130,16 +130,22 @@ size_t VariantHash(size_t structure_hash, size_t bindings_hash) {
 
 }  // namespace
 
-// One exec of a structure and, per node, the binding it was captured or last patched for.
+// One exec of a structure and, per call, the binding it was captured or last patched for.
 struct GraphExecutor::Variant : internal::LruNode {
+  // One call's bindings.
   struct Node {
     size_t first_group = 0;  // index into `groups`
     int num_groups = 0;
     const int32_t* device_m = nullptr;
-    const void* stream = nullptr;    // the stream its plan was prepared for (its workspace)
-    const void* function = nullptr;  // kernel the node launches
-    bool pdl = false;                // the node sits behind a programmatic edge
-    bool early = false;              // its pre-pass reads early (PrepareCall)
+    const void* stream = nullptr;  // the stream its plan was prepared for (its workspace)
+  };
+  // One launch of the graph (its kernel node or nodes, ExecutableGraph::Patch's index): one call,
+  // or several merged (ExecutorOptions::merge_calls).
+  struct Launch {
+    CallRange calls;
+    const void* function = nullptr;  // kernel the launch runs
+    bool pdl = false;                // it sits behind a programmatic edge
+    bool early = false;              // its pre-pass reads early (PrepareLaunchLocked)
   };
   static constexpr size_t kNoSet = ~size_t{0};
   Entry* entry = nullptr;
@@ -147,7 +153,8 @@ struct GraphExecutor::Variant : internal::LruNode {
   size_t memo_set = kNoSet;  // the hit-memo set holding this variant, if any
   uint64_t last_use = 0;     // executor tick of the last launch (LRU within the entry)
   std::unique_ptr<ExecutableGraph> graph;
-  std::vector<Node> nodes;
+  std::vector<Node> nodes;  // per call
+  std::vector<Launch> launches;
   std::vector<GroupBinding> groups;
   // A bound exec (RebindMode::kBound; Entry::bound): serves any pointers, so its stored bindings
   // are only those it was captured with; it is never found by Find nor memoized.
@@ -271,6 +278,7 @@ GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner, std::unique_ptr<Gra
       guard_(options_.thrash) {
   pdl_ = std::make_unique<bool[]>(static_cast<size_t>(std::max(1, options_.max_batch_calls)));
   plans_.push_back(std::make_unique<gemm::LaunchPlan>());
+  probe_plan_ = std::make_unique<gemm::LaunchPlan>();
   plan_ptrs_.reserve(static_cast<size_t>(std::max(1, options_.max_batch_calls)));
 }
 
@@ -317,6 +325,8 @@ ExecutorCounters GraphExecutor::counters() const {
   c.fast_hits = ld(counters_.fast_hits);
   c.bound_launches = ld(counters_.bound_launches);
   c.early_prepass_nodes = ld(counters_.early_prepass_nodes);
+  c.merged_launches = ld(counters_.merged_launches);
+  c.merged_calls = ld(counters_.merged_calls);
   c.last_fallback =
       static_cast<FallbackReason>(counters_.last_fallback.load(std::memory_order_relaxed));
   return c;
@@ -623,9 +633,10 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
   v->last_use = ++tick_;
   v->graph = std::move(graph);
   v->nodes.resize(1);
+  v->launches.resize(1);
   v->groups.resize(static_cast<size_t>(sig.binding.num_groups()));
   v->nodes[0].num_groups = sig.binding.num_groups();
-  v->nodes[0].function = plan->function;
+  v->launches[0].function = plan->function;
   v->Store(0, sig.binding);
   v->fingerprint = v->FingerprintStored();
   KeepLocked(v, bytes);
@@ -723,63 +734,182 @@ bool LeavesHalf(const gemm::LaunchPlan& before, size_t before_index) {
 }
 }  // namespace
 
-// In a multi-call graph call i takes the token workspace half i % 2, so no call's pre-pass writes
-// the half the GEMM before it reads.
-absl::Status GraphExecutor::PrepareCall(absl::Span<const GemmCall> calls, size_t i, bool early,
-                                        gemm::LaunchPlan* plan, cudaStream_t stream) const {
-  const GemmCall& c = calls[i];
-  if (calls.size() < 2 || !options_.use_pdl) return runner_->Prepare(c.args, plan, c.kind, stream);
+bool GraphExecutor::RangeReadsOutputLocked(absl::Span<const GemmCall> calls, CallRange r,
+                                           bool tokens) const {
+  for (size_t i = r.first; i < r.first + r.count; ++i) {
+    if (tokens ? early_reads_.TokensOverlap(calls[i].args) : early_reads_.Overlaps(calls[i].args)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// In a graph of several launches, launch u takes the token workspace half u % 2, so no launch's
+// pre-pass writes the half the GEMM before it reads.
+absl::Status GraphExecutor::PrepareLaunchLocked(absl::Span<const GemmCall> calls, CallRange r,
+                                                size_t u, size_t num_launches, bool early,
+                                                gemm::LaunchPlan* plan, cudaStream_t stream) {
+  const GemmCall& c = calls[r.first];
+  gemm::GroupedGemmArguments args = c.args;
+  if (r.count > 1) {  // merged: static M, one kind (PlanLaunchesLocked)
+    merged_groups_.clear();
+    for (size_t i = r.first; i < r.first + r.count; ++i) {
+      merged_groups_.insert(merged_groups_.end(), calls[i].args.groups.begin(),
+                            calls[i].args.groups.end());
+    }
+    args = gemm::GroupedGemmArguments{absl::MakeConstSpan(merged_groups_), nullptr};
+  }
+  if (num_launches < 2 || !options_.use_pdl) return runner_->Prepare(args, plan, c.kind, stream);
   gemm::PlanOptions o;
-  o.token_workspace_half = static_cast<int>(i % 2);
+  o.token_workspace_half = static_cast<int>(u % 2);
   o.prepass_reads_early = early;
-  return runner_->PrepareWith(c.args, plan, c.kind, stream, o);
+  return runner_->PrepareWith(args, plan, c.kind, stream, o);
+}
+
+namespace {
+// Σ over groups of ceil(M/128)·ceil(N/128)·ceil(K/128): a call's work in 128³ blocks.
+int64_t WorkBlocks(const gemm::GroupedGemmArguments& args) {
+  int64_t w = 0;
+  for (const gemm::GroupProblem& g : args.groups) {
+    w += int64_t{(g.m + 127) / 128} * ((g.n + 127) / 128) * ((g.k + 127) / 128);
+  }
+  return w;
+}
+// The fp16 bytes of a call's tokens (what its pre-pass writes).
+size_t TokenBytes(const gemm::GroupedGemmArguments& args) {
+  size_t b = 0;
+  for (const gemm::GroupProblem& g : args.groups) {
+    b += static_cast<size_t>(g.m) * static_cast<size_t>(g.k) * 2;
+  }
+  return b;
+}
+}  // namespace
+
+bool GraphExecutor::MergeableLocked(const GemmCall& c) const {
+  return c.args.device_m == nullptr &&
+         WorkBlocks(c.args) <=
+             int64_t{options_.merge_max_kblocks_per_sm} * std::max(1, runner_->sm_count());
+}
+
+bool GraphExecutor::IndependentLocked(absl::Span<const GemmCall> calls, CallRange r) {
+  merge_reads_.Reset();
+  for (size_t i = r.first; i < r.first + r.count; ++i) merge_reads_.AddOutputs(calls[i].args);
+  merge_reads_.Finish();
+  if (merge_reads_.OutputsMeet()) return false;
+  for (size_t i = r.first; i < r.first + r.count; ++i) {
+    if (merge_reads_.Overlaps(calls[i].args) || merge_reads_.TokensOverlap(calls[i].args)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool GraphExecutor::MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange r,
+                                          cudaStream_t stream) {
+  const bool same_sums = options_.merge_calls == MergeCalls::kSameSums;
+  gemm::LaunchPlan* probe = probe_plan_.get();
+  bool tokens_converted = false;  // some call alone converts its tokens into the workspace
+  for (size_t i = r.first; i < r.first + r.count; ++i) {
+    if (!runner_->Prepare(calls[i].args, probe, calls[i].kind, stream).ok()) return false;
+    if (same_sums && probe->kind == gemm::KernelKind::kStreamK) return false;
+    tokens_converted = tokens_converted || probe->has_pre() || probe->fused_pre;
+  }
+  if (!PrepareLaunchLocked(calls, r, 0, 1, /*early=*/false, probe, stream).ok()) return false;
+  if (same_sums && probe->kind == gemm::KernelKind::kStreamK) return false;
+  return !tokens_converted || probe->has_pre() || probe->fused_pre;
+}
+
+// NOTES: greedy from the first call: a run of consecutive mergeable calls of one kind grows while
+// its groups fit one launch (gemm::kMaxGroups), its tokens merge_max_token_bytes, and its calls
+// stay independent. A run whose merged plan does not keep (MergedPlanKeepsLocked) runs as single
+// launches (not re-split: that would prepare O(n^2) plans).
+void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream) {
+  launches_.clear();
+  const bool merge =
+      options_.merge_calls != MergeCalls::kNever && options_.use_pdl && calls.size() > 1;
+  for (size_t i = 0; i < calls.size();) {
+    size_t j = i + 1;
+    if (merge && MergeableLocked(calls[i])) {
+      size_t groups = calls[i].args.groups.size();
+      size_t tokens = TokenBytes(calls[i].args);
+      while (j < calls.size() && calls[j].kind == calls[i].kind && MergeableLocked(calls[j]) &&
+             groups + calls[j].args.groups.size() <= static_cast<size_t>(gemm::kMaxGroups) &&
+             tokens + TokenBytes(calls[j].args) <= options_.merge_max_token_bytes &&
+             IndependentLocked(calls, CallRange{i, j + 1 - i})) {
+        groups += calls[j].args.groups.size();
+        tokens += TokenBytes(calls[j].args);
+        ++j;
+      }
+      if (j - i > 1 && !MergedPlanKeepsLocked(calls, CallRange{i, j - i}, stream)) {
+        for (; i + 1 < j; ++i) launches_.push_back(CallRange{i, 1});
+      }
+    }
+    launches_.push_back(CallRange{i, j - i});
+    i = j;
+  }
 }
 
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
                                  cudaStream_t stream, FallbackReason* reason) {
-  // A node behind a PDL edge whose early reads now meet an output of the graph (any call's
-  // bindings may have moved) cannot be patched: re-create the graph without that edge.
+  // A launch behind a PDL edge whose early reads now meet an output of the graph (any call's
+  // bindings may have moved), or a merged launch whose calls now meet each other, cannot be
+  // patched: re-create the graph without that edge or merge.
   bool collected = false;
-  for (size_t i = 1; i < calls.size(); ++i) {
-    if (!v->nodes[i].pdl) continue;
+  for (size_t u = 0; u < v->launches.size(); ++u) {
+    const Variant::Launch& l = v->launches[u];
+    if (l.calls.count > 1 && !IndependentLocked(calls, l.calls)) {
+      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
+      return false;
+    }
+    if (u == 0 || !l.pdl) continue;
     if (!collected) {
       CollectOutputsLocked(calls);
       collected = true;
     }
-    if (early_reads_.Overlaps(calls[i].args) ||
-        (v->nodes[i].early && early_reads_.TokensOverlap(calls[i].args))) {
+    if (RangeReadsOutputLocked(calls, l.calls, /*tokens=*/false) ||
+        (l.early && RangeReadsOutputLocked(calls, l.calls, /*tokens=*/true))) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
   }
   bool patched = false;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (v->Matches(i, sigs[i]->binding)) continue;
+  for (size_t u = 0; u < v->launches.size(); ++u) {
+    const Variant::Launch& l = v->launches[u];
+    bool same = true;
+    for (size_t i = l.calls.first; same && i < l.calls.first + l.calls.count; ++i) {
+      same = v->Matches(i, sigs[i]->binding);
+    }
+    if (same) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
-    const Variant::Node& node = v->nodes[i];
-    if (!PrepareCall(calls, i, node.early, plan, stream).ok()) {
+    if (!PrepareLaunchLocked(calls, l.calls, u, v->launches.size(), l.early, plan, stream).ok()) {
       // The variant stays valid for the bindings its nodes hold; this call's direct run reports
       // the error.
       if (patched) v->fingerprint = v->FingerprintStored();
       *reason = FallbackReason::kPrepareFailed;
       return false;
     }
-    if (plan->function != node.function || (node.pdl && !PlanTakesPdlEdge(*plan)) ||
-        plan->prepass_reads_early != node.early) {
+    if (plan->function != l.function || (l.pdl && !PlanTakesPdlEdge(*plan)) ||
+        plan->prepass_reads_early != l.early) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
-    if (!v->graph->Patch(i, *plan).ok()) {
+    if (!v->graph->Patch(u, *plan).ok()) {
       RemoveLocked(v, /*evicted=*/false);
       *reason = FallbackReason::kPatchFailed;
       return false;
     }
-    v->Store(i, sigs[i]->binding);
+    for (size_t i = l.calls.first; i < l.calls.first + l.calls.count; ++i) {
+      v->Store(i, sigs[i]->binding);
+    }
     ++mutation_epoch_;
     patched = true;
     AddLocked(counters_.patches, 1);
-    if (node.early) AddLocked(counters_.early_prepass_nodes, 1);
+    if (l.early) AddLocked(counters_.early_prepass_nodes, 1);
+    if (l.calls.count > 1) {
+      AddLocked(counters_.merged_launches, 1);
+      AddLocked(counters_.merged_calls, l.calls.count);
+    }
   }
   v->fingerprint = fingerprint;
   return true;
@@ -795,27 +925,34 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   plan_ptrs_.clear();
   size_t bytes = options_.per_graph_bytes;
   size_t total_groups = 0;
-  const bool multi = calls.size() > 1 && options_.use_pdl;
-  if (multi) CollectOutputsLocked(calls);
-  for (size_t i = 0; i < calls.size(); ++i) {
-    gemm::LaunchPlan* plan = ScratchPlanLocked(i);
-    if (!PrepareCall(calls, i, /*early=*/false, plan, stream).ok()) {
+  if (calls.size() > 1 && options_.use_pdl) CollectOutputsLocked(calls);
+  PlanLaunchesLocked(calls, stream);
+  const size_t n = launches_.size();
+  const bool multi = n > 1 && options_.use_pdl;
+  for (size_t u = 0; u < n; ++u) {
+    const CallRange r = launches_[u];
+    gemm::LaunchPlan* plan = ScratchPlanLocked(u);
+    if (!PrepareLaunchLocked(calls, r, u, n, /*early=*/false, plan, stream).ok()) {
       return Outcome{false, FallbackReason::kPrepareFailed};
     }
     plan_ptrs_.push_back(plan);
-    pdl_[i] = i > 0 && multi && PlanTakesPdlEdge(*plan) && !early_reads_.Overlaps(calls[i].args);
+    pdl_[u] = u > 0 && multi && PlanTakesPdlEdge(*plan) &&
+              !RangeReadsOutputLocked(calls, r, /*tokens=*/false);
     // Behind its edge the pre-pass may convert early (ExecutorOptions::early_prepass): on its own
-    // half, the call before it off that half, its tokens no output of the graph.
-    if (pdl_[i] && options_.early_prepass && plan->has_pre() && !plan->bound() &&
-        plan->token_workspace_half == static_cast<int>(i % 2) &&
-        LeavesHalf(*plan_ptrs_[i - 1], i - 1) && !early_reads_.TokensOverlap(calls[i].args)) {
-      if (!PrepareCall(calls, i, /*early=*/true, plan, stream).ok()) {
+    // half, the launch before it off that half, its tokens no output of the graph.
+    if (pdl_[u] && options_.early_prepass && plan->has_pre() && !plan->bound() &&
+        plan->token_workspace_half == static_cast<int>(u % 2) &&
+        LeavesHalf(*plan_ptrs_[u - 1], u - 1) &&
+        !RangeReadsOutputLocked(calls, r, /*tokens=*/true)) {
+      if (!PrepareLaunchLocked(calls, r, u, n, /*early=*/true, plan, stream).ok()) {
         return Outcome{false, FallbackReason::kPrepareFailed};
       }
       // (Still behind its edge: only the pre-pass's parameters changed.)
-      pdl_[i] = PlanTakesPdlEdge(*plan);
+      pdl_[u] = PlanTakesPdlEdge(*plan);
     }
     bytes += options_.per_node_bytes + plan->params_bytes;
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }
   if (!lru_.Admissible(bytes)) return Outcome{false, FallbackReason::kOverBudget};
@@ -823,7 +960,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   // 2. Capture and instantiate (the backend ends the capture before judging any status).
   const size_t vhash = VariantHash(hash, binding_hash);
   bool instantiate_failed = false;
-  std::unique_ptr<ExecutableGraph> graph = BuildLocked(calls.size(), &instantiate_failed);
+  std::unique_ptr<ExecutableGraph> graph = BuildLocked(n, &instantiate_failed);
   if (graph == nullptr) {
     // Back off: a new structure waits in the structure table; a new variant of a live one waits
     // in the variant table (meanwhile its calls are served by patching).
@@ -850,17 +987,26 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
   v->last_use = ++tick_;
   v->graph = std::move(graph);
   v->nodes.resize(calls.size());
+  v->launches.resize(n);
   v->groups.resize(total_groups);
+  for (size_t u = 0; u < n; ++u) {
+    Variant::Launch& l = v->launches[u];
+    l.calls = launches_[u];
+    l.function = plan_ptrs_[u]->function;
+    l.pdl = pdl_[u];
+    l.early = plan_ptrs_[u]->prepass_reads_early;
+    if (l.early) AddLocked(counters_.early_prepass_nodes, 1);
+    if (l.calls.count > 1) {
+      AddLocked(counters_.merged_launches, 1);
+      AddLocked(counters_.merged_calls, l.calls.count);
+    }
+  }
   size_t first = 0;
   for (size_t i = 0; i < calls.size(); ++i) {
-    Variant::Node& n = v->nodes[i];
-    n.first_group = first;
-    n.num_groups = sigs[i]->binding.num_groups();
-    n.function = plan_ptrs_[i]->function;
-    n.pdl = pdl_[i];
-    n.early = plan_ptrs_[i]->prepass_reads_early;
-    if (n.early) AddLocked(counters_.early_prepass_nodes, 1);
-    first += static_cast<size_t>(n.num_groups);
+    Variant::Node& node = v->nodes[i];
+    node.first_group = first;
+    node.num_groups = sigs[i]->binding.num_groups();
+    first += static_cast<size_t>(node.num_groups);
     v->Store(i, sigs[i]->binding);
   }
   e->variants.push_back(std::move(variant));

@@ -18,15 +18,20 @@
 //       thrash guard engaged  → direct (kThrashGuard), stays Counting (the guard engages when
 //                               reloads of evicted graphs dominate hits; options.h)
 //       estimate > budget     → direct (kOverBudget), stays Counting
-//   Create: Prepare every call (outside any capture; in a multi-call graph with use_pdl, call i
-//       on token-workspace half i % 2, gemm::PlanOptions) → BeginCapture(private stream,
-//       ThreadLocal) → runner.Launch each plan (PDL into node i>0 when use_pdl, the plan
-//       supports it and has no pre-kernel or one it prefers PDL for, and the call's early reads
-//       — weights, weight scales, dynamic M — meet no output of the graph's calls:
-//       internal/early_reads.h; behind such an edge, with early_prepass, the pre-pass of a call
-//       on its half after a call off it reads its tokens early where they, their scales and
-//       dynamic M meet no output either: re-prepared with prepass_reads_early) → EndCapture
-//       ALWAYS → only then check the launch and capture statuses →
+//   Create: plan the graph's launches (options.merge_calls: a run of consecutive small,
+//       static-M calls of one kind that read and write nothing another one of them writes
+//       becomes ONE launch of all their groups, where its merged plan keeps their token pre-pass
+//       and, with kSameSums, neither it nor any call alone splits K; every other call is a launch
+//       of its own) → Prepare every launch (outside any capture; in a graph of several launches
+//       with use_pdl, launch u on token-workspace half u % 2, gemm::PlanOptions) →
+//       BeginCapture(private stream, ThreadLocal) → runner.Launch each plan (PDL into launch
+//       u>0 when use_pdl, the plan supports it and has no pre-kernel or one it prefers PDL for,
+//       and its calls' early reads — weights, weight scales, dynamic M — meet no output of the
+//       graph's calls: internal/early_reads.h; behind such an edge, with early_prepass, the
+//       pre-pass of a launch on its half after a launch off it reads its tokens early where
+//       they, their scales and dynamic M meet no output either: re-prepared with
+//       prepass_reads_early) → EndCapture ALWAYS → only then check the launch and capture
+//       statuses →
 //       reject empty / non-chain graphs → Instantiate (on OOM: cudaDeviceGraphMemTrim, retry
 //       once) → evict LRU variants until it fits (never one of the entry being added to) → Live
 //       with this variant, and launch it for this call.
@@ -45,13 +50,14 @@
 //       patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
 //       under the stream ring's lock (a hit, nothing patched; never memoized; a failed launch
 //       takes the write back, drops B and runs directly)
-//     otherwise ──▶ Update the least recently used Vi: Prepare the changed calls → Patch those
-//       nodes (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
+//     otherwise ──▶ Update the least recently used Vi: Prepare the launches of the changed
+//       calls (a merged launch with all its calls) → Patch those nodes
+//       (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan
 //       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer
 //       PDL for where the node has a programmatic edge, or a node with a programmatic edge would
 //       read early what a call of the graph writes (its tokens too, for an early pre-pass; a
-//       patch re-prepares a node with the PlanOptions it was captured with), Vi is dropped and
-//       Create runs instead. A
+//       patch re-prepares a node with the PlanOptions it was captured with), or the calls of a
+//       merged launch now meet each other, Vi is dropped and Create runs instead. A
 //       failed patch or launch drops Vi and the call runs directly (kPatchFailed /
 //       kLaunchFailed). A variant is never launched with bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
@@ -175,6 +181,10 @@ struct ExecutorCounters {
   // Kernel-node pairs captured or patched with an early token pre-pass (ExecutorOptions::
   // early_prepass).
   uint64_t early_prepass_nodes = 0;
+  // Launches captured or patched that run several independent calls as one grouped GEMM
+  // (ExecutorOptions::merge_calls), and the calls they hold.
+  uint64_t merged_launches = 0;
+  uint64_t merged_calls = 0;
   FallbackReason last_fallback = FallbackReason::kNone;
 };
 
@@ -256,7 +266,7 @@ class GraphExecutor {
     std::atomic<uint64_t> calls{0}, direct_launches{0}, graph_launches{0}, hits{0}, captures{0},
         capture_failures{0}, instantiations{0}, instantiate_failures{0}, patches{0}, evictions{0},
         dropped{0}, live_execs{0}, live_bytes{0}, thrash_engagements{0}, fast_hits{0},
-        bound_launches{0}, early_prepass_nodes{0};
+        bound_launches{0}, early_prepass_nodes{0}, merged_launches{0}, merged_calls{0};
     // Run's calls served by a fast hit, counted under mu_ (not in `calls`, whose fetch_add the
     // hit path skips); counters() reports their sum as calls.
     std::atomic<uint64_t> fast_hit_calls{0};
@@ -350,13 +360,39 @@ class GraphExecutor {
   void RemoveLocked(Variant* v, bool evicted, const Entry* keep = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   gemm::LaunchPlan* ScratchPlanLocked(size_t i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Prepares call i of a graph of `calls` into `plan`: in a multi-call graph with use_pdl on
-  // token-workspace half i % 2, with an early pre-pass when `early` (gemm::PlanOptions); else
-  // Prepare's plan. Create and Update both prepare through it, so a patch gets its node's options.
-  absl::Status PrepareCall(absl::Span<const GemmCall> calls, size_t i, bool early,
-                           gemm::LaunchPlan* plan, cudaStream_t stream) const;
+  // The calls one launch of a graph runs: one call, or several independent ones merged into one
+  // grouped GEMM of all their groups (ExecutorOptions::merge_calls).
+  struct CallRange {
+    size_t first = 0;
+    size_t count = 1;
+  };
+  // Prepares launch u (of `num_launches`, running calls `r`) into `plan`: in a graph of several
+  // launches with use_pdl on token-workspace half u % 2, with an early pre-pass when `early`
+  // (gemm::PlanOptions); else Prepare's plan. Create and Update both prepare through it, so a
+  // patch gets its node's options.
+  absl::Status PrepareLaunchLocked(absl::Span<const GemmCall> calls, CallRange r, size_t u,
+                                   size_t num_launches, bool early, gemm::LaunchPlan* plan,
+                                   cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // launches_ = how Create runs `calls`: consecutive independent small calls merged where
+  // options_.merge_calls allows it, every other call a launch of its own.
+  void PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether call `c` may join a merged launch by itself (static M, small: merge_max_kblocks_per_sm).
+  bool MergeableLocked(const GemmCall& c) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether calls `r` may run as one launch: no call reads or writes what another one writes.
+  bool IndependentLocked(absl::Span<const GemmCall> calls, CallRange r)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the merged launch of calls `r` plans as well as the calls alone: it prepares, keeps
+  // the token pre-pass the calls have, and (MergeCalls::kSameSums) neither it nor any call's own
+  // plan splits K.
+  bool MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange r, cudaStream_t stream)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // early_reads_ = the outputs of `calls` (before deciding or keeping PDL edges).
   void CollectOutputsLocked(absl::Span<const GemmCall> calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether an early read of calls `r` (weights, weight scales, dynamic M; with `tokens`, their
+  // tokens and token scales instead) meets an output in early_reads_.
+  bool RangeReadsOutputLocked(absl::Span<const GemmCall> calls, CallRange r, bool tokens) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Runs calls directly (outside the mutex) and records `reason`.
   absl::Status RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
@@ -401,6 +437,12 @@ class GraphExecutor {
   std::unique_ptr<bool[]> pdl_ ABSL_GUARDED_BY(mu_);
   // Outputs of the calls being captured or patched, for the PDL edges (internal/early_reads.h).
   internal::EarlyReads early_reads_ ABSL_GUARDED_BY(mu_);
+  // Merged launches: the launches Create plans (PlanLaunchesLocked), a merged launch's groups, the
+  // outputs of the calls a merged launch would run, and a probe plan for a call alone.
+  std::vector<CallRange> launches_ ABSL_GUARDED_BY(mu_);
+  std::vector<gemm::GroupProblem> merged_groups_ ABSL_GUARDED_BY(mu_);
+  internal::EarlyReads merge_reads_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<gemm::LaunchPlan> probe_plan_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace encore::graph_cache

@@ -5,6 +5,9 @@
 // calls. Later calls' outputs are counted too (only earlier ones are a hazard): one sorted pass,
 // and weights that alias outputs of the same batch are pathological anyway. The same for the
 // tokens (A, SFA) of a call whose pre-pass reads before its wait (TokensOverlap). Pure CPU.
+// The executor also uses it to tell whether calls may run as one merged launch (no call reads
+// what another writes: Overlaps and TokensOverlap against the launch's outputs; and no two
+// outputs meet: OutputsMeet).
 //
 // Example:
 //   internal::EarlyReads reads;           // reused: no allocation once warm
@@ -27,7 +30,10 @@ namespace encore::graph_cache::internal {
 
 class EarlyReads {
  public:
-  void Reset() { outputs_.clear(); }
+  void Reset() {
+    outputs_.clear();
+    outputs_meet_ = false;
+  }
 
   // Every group's C (capacity m x n fp16) of `args`.
   void AddOutputs(const gemm::GroupedGemmArguments& args) {
@@ -41,6 +47,7 @@ class EarlyReads {
     std::sort(outputs_.begin(), outputs_.end());
     size_t w = 0;
     for (size_t r = 0; r < outputs_.size(); ++r) {
+      if (w > 0 && outputs_[r].first < outputs_[w - 1].second) outputs_meet_ = true;
       if (w > 0 && outputs_[r].first <= outputs_[w - 1].second) {
         outputs_[w - 1].second = std::max(outputs_[w - 1].second, outputs_[r].second);
       } else {
@@ -49,6 +56,9 @@ class EarlyReads {
     }
     outputs_.resize(w);
   }
+
+  // Whether two of the outputs added since Reset share a byte (after Finish; adjacent ones do not).
+  bool OutputsMeet() const { return outputs_meet_; }
 
   // Whether `args`' early reads (every group's B and SFB, and device_m) overlap an output.
   bool Overlaps(const gemm::GroupedGemmArguments& args) const {
@@ -91,6 +101,7 @@ class EarlyReads {
   }
 
   std::vector<std::pair<uintptr_t, uintptr_t>> outputs_;  // [begin, end), sorted, disjoint
+  bool outputs_meet_ = false;
 };
 
 }  // namespace encore::graph_cache::internal

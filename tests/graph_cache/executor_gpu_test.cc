@@ -309,6 +309,7 @@ TEST_P(ExecutorGpuTest, BatchReplaysOneGraphAndPatchesNodes) {
   ENCORE_SKIP_WITHOUT_GPU();
   ExecutorOptions o;
   o.max_bindings_per_structure = 1;  // one exec: the alternating middle call is patched
+  o.merge_calls = MergeCalls::kNever;  // every call its own launch (merges: the next test)
   Make(o);
   std::vector<DeviceProblem> ps;
   std::vector<Outputs> refs;
@@ -340,6 +341,56 @@ TEST_P(ExecutorGpuTest, BatchReplaysOneGraphAndPatchesNodes) {
   // The token pre-pass runner's calls sit behind PDL edges (padded pre-passes): nodes 1 and 2 read
   // their tokens early at the capture, node 1 again at each of its 4 patches.
   if (GetParam().name == "RealPrepass") EXPECT_EQ(c.early_prepass_nodes, 6u);
+}
+
+// Independent small calls merged into one launch (MergeCalls::kSameSums, the default): bit for bit
+// what each call's own direct launch computes, also after the merged launch is patched, and also
+// where the merged launch takes another kernel than the calls alone (the real runners: 8 calls of
+// 128 tiles each run simple alone and persistent merged).
+TEST_P(ExecutorGpuTest, BatchMergesIndependentSmallCallsBitForBit) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;  // one exec: the alternating call is patched
+  Make(o);
+  const std::vector<Dims> wide = {{128, 4096, 256}, {384, 4096, 256}};
+  const std::vector<Dims> tiny = {{8, 128, 256}};
+  std::vector<DeviceProblem> ps;
+  std::vector<Outputs> refs;
+  for (int i = 0; i < 10; ++i) {  // 8 wide calls (call 9 alternates with call 3), a tiny one
+    ENCORE_ASSERT_OK_AND_ASSIGN(DeviceProblem p,
+                                DeviceProblem::Create(i == 8 ? tiny : wide, 60 + i));
+    ENCORE_ASSERT_OK_AND_ASSIGN(Outputs r, DirectReference(*runner_, p, stream_.get()));
+    ps.push_back(std::move(p));
+    refs.push_back(std::move(r));
+  }
+  if (!GetParam().is_fake) {
+    std::vector<gemm::GroupProblem> merged;
+    for (int i = 0; i < 8; ++i) {
+      merged.insert(merged.end(), ps[i].args().groups.begin(), ps[i].args().groups.end());
+    }
+    gemm::LaunchPlan alone, together;
+    ENCORE_ASSERT_OK(runner_->Prepare(ps[0].args(), &alone, KernelKind::kAuto, stream_.get()));
+    ENCORE_ASSERT_OK(runner_->Prepare(gemm::GroupedGemmArguments{merged}, &together,
+                                      KernelKind::kAuto, stream_.get()));
+    EXPECT_EQ(alone.kind, KernelKind::kSimple);
+    EXPECT_EQ(together.kind, KernelKind::kPersistent);
+  }
+  GemmBatch batch(exec_.get());
+  for (int step = 0; step < 6; ++step) {
+    std::vector<int> calls = {0, 1, 2, step % 2 == 0 ? 3 : 9, 4, 5, 6, 7, 8};
+    for (int i : calls) ENCORE_ASSERT_OK(ps[i].ClearC(stream_.get()));
+    for (int i : calls) ENCORE_ASSERT_OK(batch.Add(ps[i].args()));
+    ENCORE_ASSERT_OK(batch.Flush(stream_.get()));
+    for (int i : calls) {
+      ENCORE_ASSERT_OK_AND_ASSIGN(Outputs got, ps[i].DownloadC(stream_.get()));
+      EXPECT_EQ(got, refs[i]) << "step " << step << " call " << i;
+    }
+  }
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.captures, 1u);
+  EXPECT_EQ(c.graph_launches, 5u);
+  EXPECT_GE(c.merged_launches, 5u) << "captured merged, then patched merged 4 times";
+  EXPECT_GE(c.merged_calls, 10u);
 }
 
 TEST_P(ExecutorGpuTest, EightThreadsConcurrently) {

@@ -128,6 +128,8 @@ TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
        }},
       {"m_bucket.mode", [](ExecutorOptions& o) { o.m_bucket.mode = static_cast<MBucketMode>(7); }},
       {"max_batch_calls", [](ExecutorOptions& o) { o.max_batch_calls = 0; }},
+      {"merge_calls", [](ExecutorOptions& o) { o.merge_calls = static_cast<MergeCalls>(5); }},
+      {"merge_max_kblocks_per_sm", [](ExecutorOptions& o) { o.merge_max_kblocks_per_sm = -1; }},
       {"thrash.window", [](ExecutorOptions& o) { o.thrash.window = 0; }},
       {"thrash.engage_miss_ratio", [](ExecutorOptions& o) { o.thrash.engage_miss_ratio = 1.5; }},
       {"thrash.release_miss_ratio",
@@ -792,7 +794,9 @@ TEST_F(ExecutorTest, KernelFunctionChangeOnPatchRecreatesTheGraph) {
 }
 
 TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {
-  Make();
+  ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;  // every call its own launch (merges: the Merge tests)
+  Make(o);
   HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
   HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
   auto batch = [&](HostProblem& mid) { RunBatchAndCheck(a, mid, c); };
@@ -815,6 +819,7 @@ TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {
 // node loses the programmatic edge, at capture and when a patch would create the overlap.
 TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
   ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;  // every call its own launch
   o.min_repeats = 1;
   o.max_bindings_per_structure = 1;  // new bindings patch the one variant
   Make(o);
@@ -846,6 +851,7 @@ TEST_F(ExecutorTest, BatchDropsPdlWhereEarlyReadsMeetAnOutput) {
 // with an edge is re-created, not patched, when a call's plan gains one.
 TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
   ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;  // every call its own launch
   o.min_repeats = 1;
   o.max_bindings_per_structure = 1;
   Make(o);
@@ -874,6 +880,7 @@ TEST_F(ExecutorTest, BatchPutsNoPdlEdgeInFrontOfAPreKernel) {
 // create that overlap is re-created without it, and ExecutorOptions::early_prepass turns it off.
 TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;  // every call its own launch
   o.min_repeats = 1;
   o.max_bindings_per_structure = 1;
   Make(o);
@@ -1205,6 +1212,149 @@ TEST_F(ExecutorTest, ClearDropsEverything) {
   EXPECT_EQ(backend_->live_graphs(), 0);
   RunAndCheck(p);
   EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kBelowMinRepeats);
+}
+
+// Merged launches (ExecutorOptions::merge_calls). The host fake computes a merged launch group by
+// group, so values cannot tell a merge from separate launches: the launches' count (the host
+// backend's last PDL vector has one entry per launch) and the counters do.
+ExecutorOptions MergeOptions() {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;  // new bindings patch the one variant
+  return o;
+}
+
+TEST_F(ExecutorTest, MergesIndependentSmallCallsIntoOneLaunch) {
+  Make(MergeOptions());
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {8, 8, 64}}, 2), c({{16, 64, 64}}, 3);
+  for (int round = 0; round < 2; ++round) {  // captured, then a hit
+    RunBatchAndCheck(a, b, c);
+    EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false})) << round;
+  }
+  ExecutorCounters k = exec_->counters();
+  EXPECT_EQ(k.captures, 1u);
+  EXPECT_EQ(k.graph_launches, 2u);
+  EXPECT_EQ(k.merged_launches, 1u);
+  EXPECT_EQ(k.merged_calls, 3u);
+  // New bindings for the middle call patch the one merged launch (its node prepared again with
+  // all three calls' groups).
+  HostProblem b2({{32, 64, 256}, {8, 8, 64}}, 4);
+  RunBatchAndCheck(a, b2, c);
+  k = exec_->counters();
+  EXPECT_EQ(k.captures, 1u);
+  EXPECT_EQ(k.patches, 1u);
+  EXPECT_EQ(k.merged_launches, 2u);
+  EXPECT_EQ(k.merged_calls, 6u);
+  // kNever keeps three launches.
+  ExecutorOptions o = MergeOptions();
+  o.merge_calls = MergeCalls::kNever;
+  Make(o);
+  RunBatchAndCheck(a, b, c);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(exec_->counters().merged_launches, 0u);
+}
+
+TEST_F(ExecutorTest, MergesNoCallThatReadsOrWritesAnotherOnesOutput) {
+  Make(MergeOptions());
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  const gemm::GroupProblem a0 = a.args().groups[0];
+  // Each alias makes c meet a's output; a and b still merge, c runs after them.
+  struct Alias {
+    const char* name;
+    void (*apply)(gemm::GroupProblem&, const gemm::GroupProblem&);
+  };
+  const Alias aliases[] = {
+      {"tokens", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.a = o.c; }},
+      {"token scales", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.sfa = o.c; }},
+      {"weights", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.b = o.c; }},
+      {"weight scales", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.sfb = o.c; }},
+      {"output", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) {
+         g.c = static_cast<uint16_t*>(o.c) + 100;  // inside a's C (8192 elements)
+       }},
+  };
+  for (const Alias& al : aliases) {
+    gemm::GroupProblem cg = c.args().groups[0];
+    al.apply(cg, a0);
+    const std::vector<GemmCall> calls =
+        SimpleCalls({a.args(), b.args(), gemm::GroupedGemmArguments{absl::MakeConstSpan(&cg, 1)}});
+    exec_->Clear();
+    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    EXPECT_EQ(backend_->last_pdl().size(), 2u) << al.name;
+  }
+  // An alias within one call (a call reading its own output) keeps that call out of any merge.
+  gemm::GroupProblem bg = b.args().groups[0];
+  bg.a = bg.c;
+  const std::vector<GemmCall> self =
+      SimpleCalls({a.args(), gemm::GroupedGemmArguments{absl::MakeConstSpan(&bg, 1)}, c.args()});
+  exec_->Clear();
+  ENCORE_ASSERT_OK(exec_->RunBatch(self, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 3u);
+  // A patch that makes merged calls meet re-creates the graph with them apart.
+  exec_->Clear();
+  const std::vector<GemmCall> plain = SimpleCalls({a.args(), b.args(), c.args()});
+  ENCORE_ASSERT_OK(exec_->RunBatch(plain, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 1u);
+  gemm::GroupProblem cg = c.args().groups[0];
+  cg.a = a0.c;
+  const std::vector<GemmCall> aliased =
+      SimpleCalls({a.args(), b.args(), gemm::GroupedGemmArguments{absl::MakeConstSpan(&cg, 1)}});
+  const uint64_t captures = exec_->counters().captures;
+  ENCORE_ASSERT_OK(exec_->RunBatch(aliased, FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, captures + 1);
+  EXPECT_EQ(backend_->last_pdl().size(), 2u);
+}
+
+TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  auto launches = [&](const std::vector<GemmCall>& calls) {
+    exec_->Clear();
+    ENCORE_EXPECT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    return backend_->last_pdl().size();
+  };
+  // Work: a is 1·1·1 = 1 block of 128³, b 1·1·2 = 2, c 1; the fake has 132 SMs.
+  ExecutorOptions o = MergeOptions();
+  o.merge_max_kblocks_per_sm = 0;  // no call is small enough
+  Make(o);
+  EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 3u);
+  // A kind change ends a merge.
+  Make(MergeOptions());
+  std::vector<GemmCall> kinds = SimpleCalls({a.args(), b.args(), c.args()});
+  kinds[2].kind = KernelKind::kPersistent;
+  EXPECT_EQ(launches(kinds), 2u);
+  // Dynamic M never merges.
+  HostProblem d({{16, 64, 64}}, 4);
+  d.set_device_m({8});
+  EXPECT_EQ(launches(SimpleCalls({a.args(), d.args(), c.args()})), 3u);
+  // The token bytes of a launch: a's are 64·128·2 = 16 KB, b's 16 KB, c's 2 KB.
+  o = MergeOptions();
+  o.merge_max_token_bytes = 32 * 1024;
+  Make(o);
+  EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 2u);  // {a, b}, {c}
+  // At most gemm::kMaxGroups groups a launch.
+  Make(MergeOptions());
+  std::vector<Dims> forty(40, Dims{8, 8, 64});
+  HostProblem e(forty, 5), f(forty, 6);
+  EXPECT_EQ(launches(SimpleCalls({e.args(), f.args()})), 2u);
+}
+
+TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args(), c.args()});
+  for (GemmCall& call : calls) call.kind = KernelKind::kStreamK;
+  Make(MergeOptions());  // kSameSums, the default
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 3u);
+  ExecutorOptions o = MergeOptions();
+  o.merge_calls = MergeCalls::kAlways;
+  Make(o);
+  a.ClearC();
+  b.ClearC();
+  c.ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 1u);
+  EXPECT_TRUE(a.Check(2));
+  EXPECT_TRUE(b.Check(2));
+  EXPECT_TRUE(c.Check(2));
 }
 
 TEST(FallbackReasonTest, EveryReasonHasAName) {

@@ -11,12 +11,14 @@ namespace encore::graph_cache::testing {
 namespace {
 const char kHostVariant0 = 0;
 const char kHostVariant1 = 0;
+const char kHostVariant2 = 0;
 }  // namespace
 
 const void* FakeGemm::Function(int variant) const {
   if (device_ == Device::kGpu) return FakeKernel(variant);
-  return variant == 0 ? static_cast<const void*>(&kHostVariant0)
-                      : static_cast<const void*>(&kHostVariant1);
+  return variant == 0   ? static_cast<const void*>(&kHostVariant0)
+         : variant == 1 ? static_cast<const void*>(&kHostVariant1)
+                        : static_cast<const void*>(&kHostVariant2);
 }
 
 absl::Status FakeGemm::CanImplement(const gemm::GroupedGemmArguments& args) const {
@@ -54,6 +56,7 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   }
   int variant = 0;
   if (kind == gemm::KernelKind::kPersistent) variant = 1;
+  if (kind == gemm::KernelKind::kStreamK) variant = 2;
   if (kind == gemm::KernelKind::kAuto) variant = work >= auto_threshold_ ? 1 : 0;
 
   FakeParams params{};
@@ -76,7 +79,9 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   plan->block = dim3(256, 1, 1);
   plan->dynamic_smem_bytes = 0;
   plan->supports_pdl = true;
-  plan->kind = variant == 0 ? gemm::KernelKind::kSimple : gemm::KernelKind::kPersistent;
+  plan->kind = variant == 0   ? gemm::KernelKind::kSimple
+               : variant == 1 ? gemm::KernelKind::kPersistent
+                              : gemm::KernelKind::kStreamK;
   plan->num_tiles = static_cast<int>(plan->grid.x * plan->grid.y);
   plan->params_bytes = sizeof(FakeParams);
   std::memcpy(plan->params, &params, sizeof(FakeParams));
@@ -103,7 +108,7 @@ void ExecuteOnHost(const FakeParams& p) {
     const int rows = FakeRows(p, g);
     for (int r = 0; r < rows; ++r) {
       for (int j = 0; j < grp.n; ++j) {
-        grp.c[static_cast<int64_t>(r) * grp.n + j] = FakeValue(grp, g, p.variant, r, j);
+        grp.c[static_cast<int64_t>(r) * grp.n + j] = FakeValue(grp, p.variant, r, j);
       }
     }
   }

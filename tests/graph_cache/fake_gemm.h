@@ -11,7 +11,8 @@
 //            the real ring's protocol (one write per launch, in order), so a write without its
 //            launch shows up as wrong results.
 // kAuto picks variant 1 ("persistent") when Σ m·n ≥ auto_threshold, else variant 0 — a stand-in
-// for the real tile-count heuristic, so a capacity change can change the kernel function.
+// for the real tile-count heuristic, so a capacity change can change the kernel function; kStreamK
+// is variant 2, whose values differ from the other two (fake_params.h FakeValue).
 //
 // Thread safety: every method may be called concurrently (like the real runner).
 //

@@ -17,7 +17,7 @@ __global__ void FakeGemmKernel(const FakeParams p) {
          i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
       const int r = static_cast<int>(i / grp.n);
       const int j = static_cast<int>(i % grp.n);
-      grp.c[i] = FakeValue(grp, g, kVariant, r, j);
+      grp.c[i] = FakeValue(grp, kVariant, r, j);
     }
   }
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -26,8 +26,14 @@ __global__ void FakeGemmKernel(const FakeParams p) {
 }  // namespace
 
 const void* FakeKernel(int variant) {
-  return variant == 0 ? reinterpret_cast<const void*>(&FakeGemmKernel<0>)
-                      : reinterpret_cast<const void*>(&FakeGemmKernel<1>);
+  switch (variant) {
+    case 0:
+      return reinterpret_cast<const void*>(&FakeGemmKernel<0>);
+    case 1:
+      return reinterpret_cast<const void*>(&FakeGemmKernel<1>);
+    default:
+      return reinterpret_cast<const void*>(&FakeGemmKernel<2>);
+  }
 }
 
 }  // namespace encore::graph_cache::testing

@@ -1,4 +1,4 @@
-// The GPU side of the fake grouped GEMM: two kernel variants (so a kernel-kind change changes the
+// The GPU side of the fake grouped GEMM: three kernel variants (so a kernel-kind change changes the
 // node's function) computing FakeValue for every row below FakeRows and every column.
 //
 // Example:
@@ -8,7 +8,7 @@
 
 namespace encore::graph_cache::testing {
 
-// The __global__ entry point of a variant (0 or 1); it takes one FakeParams by value, waits on
+// The __global__ entry point of a variant (0 simple, 1 persistent, 2 stream-K); it takes one FakeParams by value, waits on
 // griddepcontrol before touching memory (PDL-safe) and uses grid (x: row blocks, y: groups).
 const void* FakeKernel(int variant);
 

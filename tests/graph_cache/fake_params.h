@@ -6,7 +6,7 @@
 // implementation (FakeGemm in host mode, and the expected values in tests).
 //
 // Example:
-//   uint16_t want = FakeValue(group_params, g, r, j);
+//   uint16_t want = FakeValue(group_params, /*variant=*/0, r, j);
 #ifndef ENCORE_TESTS_GRAPH_CACHE_FAKE_PARAMS_H_
 #define ENCORE_TESTS_GRAPH_CACHE_FAKE_PARAMS_H_
 
@@ -49,7 +49,7 @@ inline FakeGroup FakeGroupOf(const gemm::GroupProblem& p) {
 
 struct FakeParams {
   int num_groups;
-  int variant;              // 0 simple, 1 persistent (which kernel function runs)
+  int variant;              // 0 simple, 1 persistent, 2 stream-K (which kernel function runs)
   const int32_t* device_m;  // dynamic M: rows computed per group = min(device_m[g], m)
   FakeGroup groups[gemm::kMaxGroups];
 };
@@ -64,16 +64,19 @@ ENCORE_FAKE_HD inline uint32_t FakeMix(uint32_t x) {
 }
 
 // Requires k ≥ 2 and r < m, j < n; SFA/SFB hold at least 512 bytes (BlockedScaleBytes ≥ 512).
-ENCORE_FAKE_HD inline uint16_t FakeValue(const FakeGroup& g, int group, int variant, int r, int j) {
+// A function of the group's own buffers and shape (not of its index in the launch: merged launches
+// of several calls compute what each call computes alone) and of how the variant sums: like the
+// real kernels, simple (0) and persistent (1) sum every element in the same order and agree bit
+// for bit; stream-K (2) adds split partial sums and may not (graph_cache MergeCalls::kSameSums).
+ENCORE_FAKE_HD inline uint16_t FakeValue(const FakeGroup& g, int variant, int r, int j) {
   const int half_k = g.k / 2;
   const uint32_t a = g.a[static_cast<int64_t>(r) * half_k + j % half_k];
   const uint32_t b = g.b[static_cast<int64_t>(j) * half_k + r % half_k];
   const uint32_t sa = g.sfa[(r + j) % 512];
   const uint32_t sb = g.sfb[(3 * r + j) % 512];
   uint32_t h = FakeMix(a | (b << 8) | (sa << 16) | (sb << 24));
-  h ^= FakeMix(static_cast<uint32_t>(group) * 0x9e3779b9u + static_cast<uint32_t>(g.m) * 131u +
-               static_cast<uint32_t>(g.n) * 7u + static_cast<uint32_t>(g.k) +
-               static_cast<uint32_t>(variant) * 0x51ed27u);
+  h ^= FakeMix(static_cast<uint32_t>(g.m) * 131u + static_cast<uint32_t>(g.n) * 7u +
+               static_cast<uint32_t>(g.k) + (variant == 2 ? 0x51ed27u : 0u));
   h ^= FakeMix(static_cast<uint32_t>(r) * 65599u + static_cast<uint32_t>(j));
   return static_cast<uint16_t>(h ^ (h >> 16));
 }

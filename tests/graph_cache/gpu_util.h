@@ -182,7 +182,7 @@ class DeviceProblem {
       std::vector<uint16_t> c(b.c_elems, static_cast<uint16_t>(kSentinelByte * 0x101));
       for (int r = 0; r < rows; ++r) {
         for (int j = 0; j < p.n; ++j) {
-          c[static_cast<size_t>(r) * p.n + j] = FakeValue(fg, g, variant, r, j);
+          c[static_cast<size_t>(r) * p.n + j] = FakeValue(fg, variant, r, j);
         }
       }
       out.push_back(std::move(c));

@@ -88,7 +88,7 @@ class HostProblem {
     }
     return ::testing::AssertionSuccess();
   }
-  // The same for group g alone (FakeValue depends on g: the group's index in the call).
+  // The same for group g alone.
   ::testing::AssertionResult CheckGroup(int g, int variant) const {
     const gemm::GroupProblem& p = groups_[g];
     const FakeGroup fg = FakeGroupOf(p);
@@ -99,7 +99,7 @@ class HostProblem {
       for (int j = 0; j < p.n; ++j) {
         const uint16_t got = c_[g][r * p.n + j];
         const uint16_t want = static_cast<int>(r) < rows
-                                  ? FakeValue(fg, g, variant, static_cast<int>(r), j)
+                                  ? FakeValue(fg, variant, static_cast<int>(r), j)
                                   : kSentinel;
         if (got != want) {
           return ::testing::AssertionFailure()
