@@ -759,11 +759,12 @@ absl::Status GraphExecutor::PrepareLaunchLocked(absl::Span<const GemmCall> calls
     }
     args = gemm::GroupedGemmArguments{absl::MakeConstSpan(merged_groups_), nullptr};
   }
-  if (num_launches < 2 || !options_.use_pdl) return runner_->Prepare(args, plan, c.kind, stream);
+  const gemm::KernelKind kind = r.count > 1 ? r.kind : c.kind;
+  if (num_launches < 2 || !options_.use_pdl) return runner_->Prepare(args, plan, kind, stream);
   gemm::PlanOptions o;
   o.token_workspace_half = static_cast<int>(u % 2);
   o.prepass_reads_early = early;
-  return runner_->PrepareWith(args, plan, c.kind, stream, o);
+  return runner_->PrepareWith(args, plan, kind, stream, o);
 }
 
 namespace {
@@ -804,24 +805,29 @@ bool GraphExecutor::IndependentLocked(absl::Span<const GemmCall> calls, CallRang
   return true;
 }
 
-bool GraphExecutor::MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange r,
+bool GraphExecutor::MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange* r,
                                           cudaStream_t stream) {
   const bool same_sums = options_.merge_calls == MergeCalls::kSameSums;
   gemm::LaunchPlan* probe = probe_plan_.get();
   bool tokens_converted = false;  // some call alone converts its tokens into the workspace
-  for (size_t i = r.first; i < r.first + r.count; ++i) {
+  for (size_t i = r->first; i < r->first + r->count; ++i) {
     if (!runner_->Prepare(calls[i].args, probe, calls[i].kind, stream).ok()) return false;
     if (same_sums && probe->kind == gemm::KernelKind::kStreamK) return false;
     tokens_converted = tokens_converted || probe->has_pre() || probe->fused_pre;
   }
-  if (!PrepareLaunchLocked(calls, r, 0, 1, /*early=*/false, probe, stream).ok()) return false;
-  if (same_sums && probe->kind == gemm::KernelKind::kStreamK) return false;
+  r->kind = calls[r->first].kind;
+  if (!PrepareLaunchLocked(calls, *r, 0, 1, /*early=*/false, probe, stream).ok()) return false;
+  if (same_sums && probe->kind == gemm::KernelKind::kStreamK) {
+    if (r->kind != gemm::KernelKind::kAuto) return false;
+    r->kind = gemm::KernelKind::kPersistent;
+    if (!PrepareLaunchLocked(calls, *r, 0, 1, /*early=*/false, probe, stream).ok()) return false;
+  }
   return !tokens_converted || probe->has_pre() || probe->fused_pre;
 }
 
 // NOTES: greedy from the first call: a run of consecutive mergeable calls of one kind grows while
-// its groups fit one launch (gemm::kMaxGroups), its tokens merge_max_token_bytes, and its calls
-// stay independent. A run whose merged plan does not keep (MergedPlanKeepsLocked) runs as single
+// its work fits merge_max_launch_kblocks_per_sm, its groups one launch (gemm::kMaxGroups), its
+// tokens merge_max_token_bytes, and its calls stay independent. A run whose merged plan does not keep (MergedPlanKeepsLocked) runs as single
 // launches (not re-split: that would prepare O(n^2) plans).
 void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream) {
   launches_.clear();
@@ -829,22 +835,30 @@ void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStr
       options_.merge_calls != MergeCalls::kNever && options_.use_pdl && calls.size() > 1;
   for (size_t i = 0; i < calls.size();) {
     size_t j = i + 1;
+    CallRange r{i, 1, calls[i].kind};
     if (merge && MergeableLocked(calls[i])) {
+      const int64_t max_work = int64_t{options_.merge_max_launch_kblocks_per_sm} *
+                               std::max(1, runner_->sm_count());
       size_t groups = calls[i].args.groups.size();
       size_t tokens = TokenBytes(calls[i].args);
+      int64_t work = WorkBlocks(calls[i].args);
       while (j < calls.size() && calls[j].kind == calls[i].kind && MergeableLocked(calls[j]) &&
+             work + WorkBlocks(calls[j].args) <= max_work &&
              groups + calls[j].args.groups.size() <= static_cast<size_t>(gemm::kMaxGroups) &&
              tokens + TokenBytes(calls[j].args) <= options_.merge_max_token_bytes &&
              IndependentLocked(calls, CallRange{i, j + 1 - i})) {
         groups += calls[j].args.groups.size();
         tokens += TokenBytes(calls[j].args);
+        work += WorkBlocks(calls[j].args);
         ++j;
       }
-      if (j - i > 1 && !MergedPlanKeepsLocked(calls, CallRange{i, j - i}, stream)) {
-        for (; i + 1 < j; ++i) launches_.push_back(CallRange{i, 1});
+      r.count = j - i;
+      if (r.count > 1 && !MergedPlanKeepsLocked(calls, &r, stream)) {
+        for (; i + 1 < j; ++i) launches_.push_back(CallRange{i, 1, calls[i].kind});
+        r = CallRange{i, 1, calls[i].kind};
       }
     }
-    launches_.push_back(CallRange{i, j - i});
+    launches_.push_back(r);
     i = j;
   }
 }

@@ -365,6 +365,9 @@ class GraphExecutor {
   struct CallRange {
     size_t first = 0;
     size_t count = 1;
+    // A merged launch's kind: the calls' own, or kPersistent where their kAuto would plan it
+    // stream-K and MergeCalls::kSameSums forbids splitting K (MergedPlanKeepsLocked).
+    gemm::KernelKind kind = gemm::KernelKind::kAuto;
   };
   // Prepares launch u (of `num_launches`, running calls `r`) into `plan`: in a graph of several
   // launches with use_pdl on token-workspace half u % 2, with an early pre-pass when `early`
@@ -384,8 +387,9 @@ class GraphExecutor {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether the merged launch of calls `r` plans as well as the calls alone: it prepares, keeps
   // the token pre-pass the calls have, and (MergeCalls::kSameSums) neither it nor any call's own
-  // plan splits K.
-  bool MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange r, cudaStream_t stream)
+  // plan splits K — a kAuto launch that would be stream-K is planned persistent instead
+  // (r->kind).
+  bool MergedPlanKeepsLocked(absl::Span<const GemmCall> calls, CallRange* r, cudaStream_t stream)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // early_reads_ = the outputs of `calls` (before deciding or keeping PDL edges).
   void CollectOutputsLocked(absl::Span<const GemmCall> calls) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -34,6 +34,9 @@ absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
     return Bad("merge_calls", "is not a MergeCalls");
   }
   if (o.merge_max_kblocks_per_sm < 0) return Bad("merge_max_kblocks_per_sm", "must be >= 0");
+  if (o.merge_max_launch_kblocks_per_sm < 0) {
+    return Bad("merge_max_launch_kblocks_per_sm", "must be >= 0");
+  }
   const ThrashGuardOptions& t = o.thrash;
   if (t.window < 1) return Bad("thrash.window", "must be >= 1");
   if (!(t.engage_miss_ratio >= 0.0 && t.engage_miss_ratio <= 1.0)) {

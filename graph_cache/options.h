@@ -53,12 +53,14 @@ enum class RebindMode : int {
 
 // Whether consecutive independent calls of a multi-call graph (a GemmBatch, a recorded period) run
 // as one grouped-GEMM launch of all their groups. Calls qualify when each is small (its work is
-// at most merge_max_kblocks_per_sm, so alone it leaves most of its launch to ramp, epilogue and
-// the grid's end), has static M and the same kind as its neighbours, and no call of the launch
-// reads or writes what another one writes (every A, SFA, B, SFB against every C; the Cs
-// disjoint). Run 184 (H200, 15 independent calls merged): GPU MODE shape 3 13.4 -> 10.9 us a
-// call, one 128-row tile with K = 7168 15.8 -> 2.3, M = 8 N = 128 K = 256 4.2 -> 0.63; calls with
-// more work (shapes 0-2, eight 16-row groups with K = 7168) were slower merged, and do not qualify.
+// at most merge_max_kblocks_per_sm), has static M and the same kind as its neighbours, and no call
+// of the launch reads or writes what another one writes (every A, SFA, B, SFB against every C;
+// the Cs disjoint). H200, 15 independent calls back to back (runs 184-185; per call, the calls'
+// own multi-call graph -> merged): GPU MODE shape 2 24.7 -> 20.1 us (8 calls a launch), shape 3
+// 13.4 -> 10.9 (15), eight 16-row groups with K = 7168 26.2 -> 25.4 (4), M = 8 N = 128 K = 256
+// 4.2 -> 0.64 (15); one 128-row tile with K = 7168 15.8 -> 2.3 (15, stream-K: kAlways only).
+// Shapes 0-1 (88-149 blocks a call per SM) run slower merged (51.7 -> 54.1, 92.9 -> 99.7) and do
+// not qualify.
 enum class MergeCalls : int {
   kNever = 0,
   // Only where neither a call's own plan nor the merged launch splits K between CTAs (stream-K):
@@ -117,13 +119,15 @@ struct ExecutorOptions {
   // Largest number of calls in one batch (explicit batches and recorded periods).
   int max_batch_calls = 256;
   // Merged launches of independent calls (MergeCalls above; only with use_pdl, which multi-call
-  // graphs are built for). A call qualifies when Σ over its groups of
-  // ceil(M/128)·ceil(N/128)·ceil(K/128) is at most merge_max_kblocks_per_sm × the SM count, and a
-  // merged launch holds at most gemm::kMaxGroups groups and merge_max_token_bytes of tokens as
-  // fp16 (Σ M·K·2: the token pre-pass converts them into one half of the stream's workspace,
-  // 32 MB of the default 64).
+  // graphs are built for). A call's work is Σ over its groups of ceil(M/128)·ceil(N/128)·
+  // ceil(K/128) blocks; it qualifies when that is at most merge_max_kblocks_per_sm × the SM count,
+  // and a merged launch takes calls while their work stays within merge_max_launch_kblocks_per_sm
+  // × the SM count, their groups within gemm::kMaxGroups and their tokens as fp16 (Σ M·K·2) within
+  // merge_max_token_bytes (the token pre-pass converts them into one half of the stream's
+  // workspace: 32 MB of the default 64).
   MergeCalls merge_calls = MergeCalls::kSameSums;
-  int merge_max_kblocks_per_sm = 16;
+  int merge_max_kblocks_per_sm = 64;
+  int merge_max_launch_kblocks_per_sm = 256;
   size_t merge_max_token_bytes = size_t{24} << 20;
   ThrashGuardOptions thrash;
 };

@@ -1325,6 +1325,20 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   HostProblem d({{16, 64, 64}}, 4);
   d.set_device_m({8});
   EXPECT_EQ(launches(SimpleCalls({a.args(), d.args(), c.args()})), 3u);
+  // The work of a launch: a limit of 1 block per SM (132 blocks) holds 44 calls of 3 blocks.
+  o = MergeOptions();
+  o.merge_max_launch_kblocks_per_sm = 1;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> owners;
+  std::vector<GemmCall> many;
+  for (int i = 0; i < 50; ++i) {  // distinct buffers (the calls must not meet)
+    owners.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{16, 64, 384}}, 100 + i));
+    many.push_back(GemmCall{owners.back()->args(), KernelKind::kSimple});
+  }
+  EXPECT_EQ(launches(many), 2u);  // 44 calls, then 6
+  o.merge_max_launch_kblocks_per_sm = 0;  // no launch holds two calls
+  Make(o);
+  EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 3u);
   // The token bytes of a launch: a's are 64·128·2 = 16 KB, b's 16 KB, c's 2 KB.
   o = MergeOptions();
   o.merge_max_token_bytes = 32 * 1024;
@@ -1335,6 +1349,31 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   std::vector<Dims> forty(40, Dims{8, 8, 64});
   HostProblem e(forty, 5), f(forty, 6);
   EXPECT_EQ(launches(SimpleCalls({e.args(), f.args()})), 2u);
+}
+
+TEST_F(ExecutorTest, SameSumsPlansAMergedAutoLaunchPersistentWhereAutoWouldSplitK) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), c({{16, 64, 64}}, 3);
+  // Each call alone (Σ m·n ≤ 8192) plans simple; the three merged (11264) would plan stream-K.
+  gemm_.SetAutoStreamKFrom(10000);
+  std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args(), c.args()});
+  for (GemmCall& call : calls) call.kind = KernelKind::kAuto;
+  Make(MergeOptions());
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 1u);
+  EXPECT_TRUE(a.Check(0));  // simple and persistent sums (stream-K's would differ)
+  EXPECT_TRUE(b.Check(0));
+  EXPECT_TRUE(c.Check(0));
+  ExecutorOptions o = MergeOptions();
+  o.merge_calls = MergeCalls::kAlways;
+  Make(o);
+  a.ClearC();
+  b.ClearC();
+  c.ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl().size(), 1u);
+  EXPECT_TRUE(a.Check(2));  // the merged launch planned as kAuto plans it: stream-K
+  EXPECT_TRUE(b.Check(2));
+  EXPECT_TRUE(c.Check(2));
 }
 
 TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {

@@ -57,7 +57,9 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   int variant = 0;
   if (kind == gemm::KernelKind::kPersistent) variant = 1;
   if (kind == gemm::KernelKind::kStreamK) variant = 2;
-  if (kind == gemm::KernelKind::kAuto) variant = work >= auto_threshold_ ? 1 : 0;
+  if (kind == gemm::KernelKind::kAuto) {
+    variant = work >= auto_stream_k_from_.load() ? 2 : work >= auto_threshold_ ? 1 : 0;
+  }
 
   FakeParams params{};
   params.num_groups = static_cast<int>(args.groups.size());

@@ -83,6 +83,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
     pre_prefers_pdl_.store(prefers_pdl);
     pre_kernel_.store(tag);
   }
+  // kAuto plans stream-K (variant 2) from this Σ m·n on (default: never).
+  void SetAutoStreamKFrom(int64_t work) { auto_stream_k_from_.store(work); }
   int64_t prepares() const { return prepares_.load(); }
   // Plans prepared with an early pre-pass (PrepareWith, prepass_reads_early honoured).
   int64_t early_prepares() const { return early_prepares_.load(); }
@@ -105,6 +107,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   mutable std::atomic<int> fail_launches_{0};
   std::atomic<const void*> pre_kernel_{nullptr};
   std::atomic<bool> pre_prefers_pdl_{false};
+  std::atomic<int64_t> auto_stream_k_from_{INT64_MAX};
   std::atomic<int64_t> prepares_{0};
   std::atomic<int64_t> early_prepares_{0};
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
