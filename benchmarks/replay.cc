@@ -157,11 +157,14 @@ absl::StatusOr<double> GraphFloorNow(Context* ctx) {
 
 void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   cudaStream_t s = ctx->stream.get();
+  const uint64_t merged_before = mode->merged_calls();
   absl::Status st = mode->Begin(*w->sets, s);
   Sample warm;
   for (int i = 0; st.ok() && i < 3; ++i) {
     st = RunBatch(*mode, *w->sets, nullptr, 0, s, ctx->start.get(), ctx->stop.get(), &warm);
   }
+  // Calls the warm-up's captures merged (graph_cache merged launches), per batch of 15.
+  state.counters["merged_calls"] = static_cast<double>(mode->merged_calls() - merged_before);
   std::vector<double> host, device, e2e, adjacent_floor;
   for (auto _ : state) {
     Sample x;

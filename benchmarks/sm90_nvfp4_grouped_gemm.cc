@@ -523,12 +523,15 @@ void Register(int sm_count) {
   }
   // The 15 independent calls merged into grouped GEMMs of up to <c> calls (CallMode::merge):
   // "<prefix>/<shape>/auto/merge<c>".
-  for (int calls : {2, 4, 8, 15}) {
+  for (int calls : {2, 4, 5, 8, 15}) {
     CallMode merge;
     merge.merge = calls;
     for (const BenchShape& s : kShapes) {
       RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/merge", calls), s.m, s.n, s.k,
                     KernelKind::kAuto, 15, merge);
+      // The merged launches persistent (as graph_cache plans a kAuto launch that would split K).
+      RegisterTimed(absl::StrCat("gpumode/", s.name, "/persistent/merge", calls), s.m, s.n, s.k,
+                    KernelKind::kPersistent, 15, merge);
     }
     for (const BenchShape& s : kFewTileShapes) {
       RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/merge", calls), s.m, s.n, s.k,

@@ -30,6 +30,9 @@ class Mode {
   [[nodiscard]] virtual absl::Status Begin(const InputSets&, cudaStream_t) {
     return absl::OkStatus();
   }
+  // Calls the mode's graph cache has put into merged launches so far (ExecutorCounters::
+  // merged_calls; 0 for modes without one).
+  virtual uint64_t merged_calls() const { return 0; }
 };
 
 struct Sample {

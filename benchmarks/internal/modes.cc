@@ -53,6 +53,7 @@ class ExecutorMode : public Mode {
   absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
     return cache_.exec->Run(sets.args(i), stream);
   }
+  uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
 
  private:
   const char* name_;
@@ -153,6 +154,7 @@ class BatchMode : public Mode {
     return batch_.Add(sets.args(i));
   }
   absl::Status EndBatch(cudaStream_t stream) override { return batch_.Flush(stream); }
+  uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
 
  private:
   const char* name_;
@@ -177,6 +179,7 @@ class SequenceMode : public Mode {
     return rec_->Run(sets.args(i));
   }
   absl::Status EndBatch(cudaStream_t) override { return rec_->EndStep(); }
+  uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
 
  private:
   Cache cache_;
