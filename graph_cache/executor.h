@@ -377,11 +377,16 @@ class GraphExecutor {
                                    size_t num_launches, bool early, gemm::LaunchPlan* plan,
                                    cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // launches_ = how Create runs `calls`: consecutive independent small calls merged where
-  // options_.merge_calls allows it, every other call a launch of its own.
+  // options_.merge_calls allows it (near-equal launches within the limits), every other call a
+  // launch of its own.
   void PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether call `c` may join a merged launch by itself (static M, small: merge_max_kblocks_per_sm).
   bool MergeableLocked(const GemmCall& c) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether calls `r` stay within one merged launch's limits (work, groups, tokens; one call
+  // always does).
+  bool FitsOneLaunchLocked(absl::Span<const GemmCall> calls, CallRange r) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether calls `r` may run as one launch: no call reads or writes what another one writes.
   bool IndependentLocked(absl::Span<const GemmCall> calls, CallRange r)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

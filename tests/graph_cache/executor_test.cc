@@ -1335,7 +1335,8 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
     owners.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{16, 64, 384}}, 100 + i));
     many.push_back(GemmCall{owners.back()->args(), KernelKind::kSimple});
   }
-  EXPECT_EQ(launches(many), 2u);  // 44 calls, then 6
+  EXPECT_EQ(launches(many), 2u);  // 2 launches as the greedy cut (44 + 6) has, of 25 calls each
+  EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{25, 25}));
   o.merge_max_launch_kblocks_per_sm = 0;  // no launch holds two calls
   Make(o);
   EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 3u);
@@ -1344,6 +1345,19 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   o.merge_max_token_bytes = 32 * 1024;
   Make(o);
   EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 2u);  // {a, b}, {c}
+  // Within the limits, a run is cut into launches of near-equal call counts: 15 calls of 16 KB of
+  // tokens under a 96 KB limit are 5 + 5 + 5, not 6 + 6 + 3.
+  o = MergeOptions();
+  o.merge_max_token_bytes = 96 * 1024;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> fifteen;
+  std::vector<GemmCall> run;
+  for (int i = 0; i < 15; ++i) {
+    fifteen.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{64, 64, 128}}, 200 + i));
+    run.push_back(GemmCall{fifteen.back()->args(), KernelKind::kSimple});
+  }
+  EXPECT_EQ(launches(run), 3u);
+  EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{5, 5, 5}));
   // At most gemm::kMaxGroups groups a launch.
   Make(MergeOptions());
   std::vector<Dims> forty(40, Dims{8, 8, 64});

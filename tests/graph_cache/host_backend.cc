@@ -72,6 +72,11 @@ std::vector<bool> HostGraphBackend::last_pdl() const {
   return last_pdl_;
 }
 
+std::vector<unsigned> HostGraphBackend::last_grid_y() const {
+  absl::MutexLock lock(&mu_);
+  return last_grid_y_;
+}
+
 absl::StatusOr<std::unique_ptr<ExecutableGraph>> HostGraphBackend::Build(
     gemm::Nvfp4GroupedGemm& runner, absl::Span<const gemm::LaunchPlan* const> plans,
     absl::Span<const bool> pdl, BuildReport* report) {
@@ -97,6 +102,8 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> HostGraphBackend::Build(
   {
     absl::MutexLock lock(&mu_);
     last_pdl_.assign(pdl.begin(), pdl.end());
+    last_grid_y_.clear();
+    for (const gemm::LaunchPlan* p : plans) last_grid_y_.push_back(p->grid.y);
   }
   return std::unique_ptr<ExecutableGraph>(new HostGraph(this, &runner, plans, pdl));
 }

@@ -47,6 +47,9 @@ class HostGraphBackend final : public GraphBackend {
   int64_t live_graphs() const { return live_graphs_.load(); }
   // The pdl flags of the most recent successful build.
   std::vector<bool> last_pdl() const;
+  // Per launch of that build, its plan's grid.y (the fake runner's group count: a merged launch's
+  // groups).
+  std::vector<unsigned> last_grid_y() const;
 
   // Shared with the graphs it makes.
   std::atomic<int> fail_patches_{0};
@@ -58,6 +61,7 @@ class HostGraphBackend final : public GraphBackend {
   mutable absl::Mutex mu_;
   absl::flat_hash_set<cudaStream_t> capturing_ ABSL_GUARDED_BY(mu_);
   std::vector<bool> last_pdl_ ABSL_GUARDED_BY(mu_);
+  std::vector<unsigned> last_grid_y_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> fail_captures_{0};
   std::atomic<int> fail_instantiations_{0};
   std::atomic<int64_t> builds_{0};
