@@ -8,7 +8,8 @@
 //   graph_rebind   the graph cache with buffers rotating every call (kernel-node patching)
 //   graph_rebind_bound  the same with RebindMode::kBound: one bound exec per structure, the
 //                  call's pointers written into the stream's binding ring (no patches)
-//   graph_batch    the 15 calls as one multi-kernel graph (explicit batch)
+//   graph_batch    the 15 calls as one multi-kernel graph (explicit batch; small independent
+//                  calls merged into grouped-GEMM launches, ExecutorOptions::merge_calls)
 //   graph_batch_prebuilt  not Encore: the 15 calls captured by hand into one graph up front and
 //                  launched with cudaGraphLaunch (graph_batch's floor with the real graph)
 //   graph_batch_fused  the same through a runner with the token pre-pass always fused into the
