@@ -81,6 +81,16 @@ class ExecutorTest : public ::testing::Test {
     EXPECT_TRUE(c.Check(0));
   }
 
+  // Runs `calls` as a batch (outputs `ps` cleared first), expects them in one merged launch and
+  // checks every output against `variant`'s sums.
+  void RunMergedAndCheck(const std::vector<GemmCall>& calls,
+                         std::initializer_list<HostProblem*> ps, int variant) {
+    for (HostProblem* p : ps) p->ClearC();
+    ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
+    EXPECT_EQ(backend_->last_pdl().size(), 1u);
+    for (HostProblem* p : ps) EXPECT_TRUE(p->Check(variant));
+  }
+
   // Runs `rounds` rounds over `ps` in order, checking every output and the bound on live execs.
   void Rotate(std::vector<std::unique_ptr<HostProblem>>& ps, int rounds, uint64_t max_live) {
     for (int round = 0; round < rounds; ++round) {
@@ -1372,22 +1382,11 @@ TEST_F(ExecutorTest, SameSumsPlansAMergedAutoLaunchPersistentWhereAutoWouldSplit
   std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args(), c.args()});
   for (GemmCall& call : calls) call.kind = KernelKind::kAuto;
   Make(MergeOptions());
-  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
-  EXPECT_EQ(backend_->last_pdl().size(), 1u);
-  EXPECT_TRUE(a.Check(0));  // simple and persistent sums (stream-K's would differ)
-  EXPECT_TRUE(b.Check(0));
-  EXPECT_TRUE(c.Check(0));
+  RunMergedAndCheck(calls, {&a, &b, &c}, 0);  // simple and persistent sums (stream-K's differ)
   ExecutorOptions o = MergeOptions();
   o.merge_calls = MergeCalls::kAlways;
   Make(o);
-  a.ClearC();
-  b.ClearC();
-  c.ClearC();
-  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
-  EXPECT_EQ(backend_->last_pdl().size(), 1u);
-  EXPECT_TRUE(a.Check(2));  // the merged launch planned as kAuto plans it: stream-K
-  EXPECT_TRUE(b.Check(2));
-  EXPECT_TRUE(c.Check(2));
+  RunMergedAndCheck(calls, {&a, &b, &c}, 2);  // planned as kAuto plans it: stream-K
 }
 
 TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {
@@ -1400,14 +1399,7 @@ TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {
   ExecutorOptions o = MergeOptions();
   o.merge_calls = MergeCalls::kAlways;
   Make(o);
-  a.ClearC();
-  b.ClearC();
-  c.ClearC();
-  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(1)));
-  EXPECT_EQ(backend_->last_pdl().size(), 1u);
-  EXPECT_TRUE(a.Check(2));
-  EXPECT_TRUE(b.Check(2));
-  EXPECT_TRUE(c.Check(2));
+  RunMergedAndCheck(calls, {&a, &b, &c}, 2);
 }
 
 TEST(FallbackReasonTest, EveryReasonHasAName) {
