@@ -787,7 +787,7 @@ size_t TokenBytes(const gemm::GroupedGemmArguments& args) {
 }  // namespace
 
 bool GraphExecutor::MergeableLocked(const GemmCall& c) const {
-  return c.args.device_m == nullptr &&
+  return c.args.device_m == nullptr && options_.merge_max_kblocks_per_sm > 0 &&
          WorkBlocks(c.args) <=
              int64_t{options_.merge_max_kblocks_per_sm} * std::max(1, runner_->sm_count());
 }
@@ -834,14 +834,16 @@ bool GraphExecutor::FitsOneLaunchLocked(absl::Span<const GemmCall> calls, CallRa
     groups += calls[i].args.groups.size();
     tokens += TokenBytes(calls[i].args);
   }
-  return work <= int64_t{options_.merge_max_launch_kblocks_per_sm} *
+  return options_.merge_max_launch_kblocks_per_sm > 0 &&
+         work <= int64_t{options_.merge_max_launch_kblocks_per_sm} *
                      std::max(1, runner_->sm_count()) &&
          groups <= static_cast<size_t>(gemm::kMaxGroups) &&
          tokens <= options_.merge_max_token_bytes;
 }
 
 // NOTES: a run is a maximal stretch of consecutive mergeable calls of one kind, independent as a
-// whole. Cutting it greedily into launches within the limits (FitsOneLaunchLocked) gives their
+// whole, of at most kMaxRunGroups groups (each extension checks the whole run again: bounded
+// work under mu_ however long the batch). Cutting it greedily into launches within the limits (FitsOneLaunchLocked) gives their
 // count k; the run is then cut into k launches of near-equal call counts where those fit the
 // limits too (else the greedy cut stays): run 187's 15 calls of GPU MODE shape 2 ran 24.0 us a
 // call as 6 + 6 + 3 (the runner tiles a 3-call launch narrow) and 20.3 as 5 + 5 + 5. A launch
@@ -853,8 +855,13 @@ void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStr
   for (size_t i = 0; i < calls.size();) {
     size_t end = i + 1;
     if (merge && MergeableLocked(calls[i])) {
+      constexpr size_t kMaxRunGroups = 4 * static_cast<size_t>(gemm::kMaxGroups);
+      size_t groups = calls[i].args.groups.size();
       while (end < calls.size() && calls[end].kind == calls[i].kind &&
-             MergeableLocked(calls[end]) && IndependentLocked(calls, CallRange{i, end + 1 - i})) {
+             MergeableLocked(calls[end]) &&
+             groups + calls[end].args.groups.size() <= kMaxRunGroups &&
+             IndependentLocked(calls, CallRange{i, end + 1 - i})) {
+        groups += calls[end].args.groups.size();
         ++end;
       }
     }

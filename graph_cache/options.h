@@ -124,7 +124,7 @@ struct ExecutorOptions {
   // and a merged launch takes calls while their work stays within merge_max_launch_kblocks_per_sm
   // × the SM count, their groups within gemm::kMaxGroups and their tokens as fp16 (Σ M·K·2) within
   // merge_max_token_bytes (the token pre-pass converts them into one half of the stream's
-  // workspace: 32 MB of the default 64).
+  // workspace: 32 MB of the default 64). 0 in either limit merges nothing.
   MergeCalls merge_calls = MergeCalls::kSameSums;
   int merge_max_kblocks_per_sm = 64;
   int merge_max_launch_kblocks_per_sm = 256;

@@ -1326,6 +1326,8 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   o.merge_max_kblocks_per_sm = 0;  // no call is small enough
   Make(o);
   EXPECT_EQ(launches(SimpleCalls({a.args(), b.args(), c.args()})), 3u);
+  HostProblem empty1({{0, 64, 64}}, 7), empty2({{0, 64, 64}}, 8);  // no work at all: still none
+  EXPECT_EQ(launches(SimpleCalls({empty1.args(), empty2.args()})), 2u);
   // A kind change ends a merge.
   Make(MergeOptions());
   std::vector<GemmCall> kinds = SimpleCalls({a.args(), b.args(), c.args()});
@@ -1368,6 +1370,19 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   }
   EXPECT_EQ(launches(run), 3u);
   EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{5, 5, 5}));
+  // A run (checked whole for independence) holds at most 4 · kMaxGroups groups: 260 one-group
+  // calls are a run of 256 cut 4 × 64, then one of 4.
+  o = MergeOptions();
+  o.max_batch_calls = 260;
+  Make(o);
+  std::vector<std::unique_ptr<HostProblem>> singles;
+  std::vector<GemmCall> long_run;
+  for (int i = 0; i < 260; ++i) {
+    singles.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8, 8, 64}}, 300 + i));
+    long_run.push_back(GemmCall{singles.back()->args(), KernelKind::kSimple});
+  }
+  EXPECT_EQ(launches(long_run), 5u);
+  EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{64, 64, 64, 64, 4}));
   // At most gemm::kMaxGroups groups a launch.
   Make(MergeOptions());
   std::vector<Dims> forty(40, Dims{8, 8, 64});
