@@ -843,9 +843,9 @@ bool GraphExecutor::FitsOneLaunchLocked(absl::Span<const GemmCall> calls, CallRa
 
 // NOTES: a run is a maximal stretch of consecutive mergeable calls of one kind, independent as a
 // whole, of at most kMaxRunGroups groups (each extension checks the whole run again: bounded
-// work under mu_ however long the batch). Cutting it greedily into launches within the limits (FitsOneLaunchLocked) gives their
-// count k; the run is then cut into k launches of near-equal call counts where those fit the
-// limits too (else the greedy cut stays): run 187's 15 calls of GPU MODE shape 2 ran 24.0 us a
+// work under mu_ however long the batch). Cutting it greedily into launches within the limits
+// (FitsOneLaunchLocked) gives their count k; the run is then cut into k launches of near-equal
+// call counts where those fit the limits too (else the greedy cut stays): run 187's 15 calls of GPU MODE shape 2 ran 24.0 us a
 // call as 6 + 6 + 3 (the runner tiles a 3-call launch narrow) and 20.3 as 5 + 5 + 5. A launch
 // whose merged plan does not keep (MergedPlanKeepsLocked) runs as single launches.
 void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream) {
@@ -865,26 +865,23 @@ void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStr
         ++end;
       }
     }
-    const size_t n = end - i;
-    size_t k = 0;  // launches of the greedy cut
-    for (size_t a = i; a < end; ++k) {
+    // The greedy cut's launch from call a (as many calls as fit), and launch q of the near-equal
+    // cut into k launches.
+    const auto greedy = [&](size_t a) {
       size_t c = 1;
       while (a + c < end && FitsOneLaunchLocked(calls, CallRange{a, c + 1})) ++c;
-      a += c;
-    }
+      return c;
+    };
+    const size_t n = end - i;
+    size_t k = 0;
+    for (size_t a = i; a < end; ++k) a += greedy(a);
+    const auto even = [&](size_t q) { return n / k + (q < n % k ? 1 : 0); };
     bool equal = true;
-    for (size_t q = 0, a = i; equal && q < k; ++q) {
-      const size_t c = n / k + (q < n % k ? 1 : 0);
-      equal = FitsOneLaunchLocked(calls, CallRange{a, c});
-      a += c;
+    for (size_t q = 0, a = i; equal && q < k; a += even(q++)) {
+      equal = FitsOneLaunchLocked(calls, CallRange{a, even(q)});
     }
     for (size_t q = 0, a = i; a < end; ++q) {
-      size_t c = 1;
-      if (equal) {
-        c = n / k + (q < n % k ? 1 : 0);
-      } else {
-        while (a + c < end && FitsOneLaunchLocked(calls, CallRange{a, c + 1})) ++c;
-      }
+      const size_t c = equal ? even(q) : greedy(a);
       CallRange r{a, c, calls[a].kind};
       if (c > 1 && !MergedPlanKeepsLocked(calls, &r, stream)) {
         for (size_t x = a; x < a + c; ++x) launches_.push_back(CallRange{x, 1, calls[x].kind});

@@ -381,7 +381,8 @@ class GraphExecutor {
   // launch of its own.
   void PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether call `c` may join a merged launch by itself (static M, small: merge_max_kblocks_per_sm).
+  // Whether call `c` may join a merged launch by itself (static M, small enough:
+  // merge_max_kblocks_per_sm).
   bool MergeableLocked(const GemmCall& c) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether calls `r` stay within one merged launch's limits (work, groups, tokens; one call
   // always does).

@@ -1227,6 +1227,18 @@ TEST_F(ExecutorTest, ClearDropsEverything) {
 // Merged launches (ExecutorOptions::merge_calls). The host fake computes a merged launch group by
 // group, so values cannot tell a merge from separate launches: the launches' count (the host
 // backend's last PDL vector has one entry per launch) and the counters do.
+// `n` calls of one group of `d` each, with distinct buffers (seeds seed, seed + 1, ...) that
+// `owners` keeps.
+std::vector<GemmCall> DistinctCalls(int n, Dims d, uint32_t seed,
+                                    std::vector<std::unique_ptr<HostProblem>>* owners) {
+  std::vector<GemmCall> calls;
+  for (int i = 0; i < n; ++i) {
+    owners->push_back(std::make_unique<HostProblem>(std::vector<Dims>{d}, seed + i));
+    calls.push_back(GemmCall{owners->back()->args(), KernelKind::kSimple});
+  }
+  return calls;
+}
+
 ExecutorOptions MergeOptions() {
   ExecutorOptions o;
   o.min_repeats = 1;
@@ -1341,13 +1353,9 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   o = MergeOptions();
   o.merge_max_launch_kblocks_per_sm = 1;
   Make(o);
-  std::vector<std::unique_ptr<HostProblem>> owners;
-  std::vector<GemmCall> many;
-  for (int i = 0; i < 50; ++i) {  // distinct buffers (the calls must not meet)
-    owners.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{16, 64, 384}}, 100 + i));
-    many.push_back(GemmCall{owners.back()->args(), KernelKind::kSimple});
-  }
-  EXPECT_EQ(launches(many), 2u);  // 2 launches as the greedy cut (44 + 6) has, of 25 calls each
+  std::vector<std::unique_ptr<HostProblem>> owners;  // (distinct buffers: the calls must not meet)
+  // 2 launches as the greedy cut (44 + 6) has, of 25 calls each.
+  EXPECT_EQ(launches(DistinctCalls(50, Dims{16, 64, 384}, 100, &owners)), 2u);
   EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{25, 25}));
   o.merge_max_launch_kblocks_per_sm = 0;  // no launch holds two calls
   Make(o);
@@ -1362,26 +1370,14 @@ TEST_F(ExecutorTest, MergesOnlySmallStaticCallsOfOneKindWithinTheLaunchLimits) {
   o = MergeOptions();
   o.merge_max_token_bytes = 96 * 1024;
   Make(o);
-  std::vector<std::unique_ptr<HostProblem>> fifteen;
-  std::vector<GemmCall> run;
-  for (int i = 0; i < 15; ++i) {
-    fifteen.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{64, 64, 128}}, 200 + i));
-    run.push_back(GemmCall{fifteen.back()->args(), KernelKind::kSimple});
-  }
-  EXPECT_EQ(launches(run), 3u);
+  EXPECT_EQ(launches(DistinctCalls(15, Dims{64, 64, 128}, 200, &owners)), 3u);
   EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{5, 5, 5}));
   // A run (checked whole for independence) holds at most 4 · kMaxGroups groups: 260 one-group
   // calls are a run of 256 cut 4 × 64, then one of 4.
   o = MergeOptions();
   o.max_batch_calls = 260;
   Make(o);
-  std::vector<std::unique_ptr<HostProblem>> singles;
-  std::vector<GemmCall> long_run;
-  for (int i = 0; i < 260; ++i) {
-    singles.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8, 8, 64}}, 300 + i));
-    long_run.push_back(GemmCall{singles.back()->args(), KernelKind::kSimple});
-  }
-  EXPECT_EQ(launches(long_run), 5u);
+  EXPECT_EQ(launches(DistinctCalls(260, Dims{8, 8, 64}, 300, &owners)), 5u);
   EXPECT_EQ(backend_->last_grid_y(), (std::vector<unsigned>{64, 64, 64, 64, 4}));
   // At most gemm::kMaxGroups groups a launch.
   Make(MergeOptions());
