@@ -35,6 +35,7 @@ def main(src: str, dst: str) -> None:
                         ha="center", va="bottom", fontsize=7)
     styles = [("kernel_launch", "empty kernel launch", ":"),
               ("graph_launch_1", "1-node graph launch", "--"),
+              ("graph_launch_1_harness", "1-node graphs, 15 execs in turn, as a batch", (0, (5, 2, 1, 2))),
               ("graph_launch_15", "15-node graph launch", "-."),
               ("graph_launch_1_gemm_node", "1-node graph of the GEMM kernel", (0, (1, 4)))]
     for key, label, ls in styles:

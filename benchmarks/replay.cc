@@ -9,8 +9,10 @@
 // every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
 // Per mode and workload: host µs per call (CPU time inside the API calls), device µs per call
 // (events, GPU work alone) and end-to-end µs per call (wall clock of the whole batch), and the
-// 1-node graph launch floor measured again right before each batch ("graph floor (adjacent)"):
-// the GPU machine's host changes speed between processes and within one (run 35).
+// 1-node graph launch floor measured again right before each batch, twice: 100 launches of one
+// exec ("graph floor (adjacent)") and 15 launches of 15 distinct execs through the modes' own
+// harness ("graph floor (harness)", EmptyGraphsMode): the GPU machine's host changes speed between
+// processes and within one (run 35).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -89,12 +91,22 @@ struct Result {
   // (median): the host's speed changes between processes and within one (run 35), so a mode's
   // overhead is read against the floor of the same moment.
   double graph_floor_us = 0;
+  // The same floor under this result's own conditions (median): 15 one-node empty graphs, one per
+  // input set, launched through RunBatch like the mode's calls, right before each measured batch
+  // (EmptyGraphsMode).
+  double harness_floor_us = 0;
 };
 
 struct Floors {
   double kernel_launch = 0;
   double graph_launch_1 = 0;
   double graph_launch_15 = 0;
+  // The 1-node floor measured like a mode's calls (EmptyGraphsMode through RunBatch on the tiny
+  // workload: L2 flush and sync, then one clock pair around 15 launches of 15 distinct execs).
+  // graph_launch_1 repeats one exec 100 times between clock reads; a mode's batch launches 15
+  // distinct execs after a sync, which costs the driver more whatever launches them (run 188:
+  // the hand-captured graph_prebuilt sat +0.05-0.11 us over graph_launch_1 in the fast state).
+  double graph_launch_1_harness = 0;
   // Not a floor of the issue's definition but its decomposition: cudaGraphLaunch of a 1-node graph
   // holding the real GEMM kernel node of the tiny problem (its parameter block included).
   double graph_launch_1_gemm = 0;
@@ -125,6 +137,45 @@ struct Floors {
   double copy_2k_and_launch = 0;
 };
 
+// Not a mode of the report but the floor of its per-call modes under their own conditions: one
+// 1-node empty graph per input set, launched with cudaGraphLaunch through RunBatch exactly as a
+// mode's calls are (after the L2 flush and a sync, one clock pair around the batch, 15 distinct
+// execs in turn).
+class EmptyGraphsMode : public Mode {
+ public:
+  static absl::StatusOr<std::unique_ptr<EmptyGraphsMode>> Create(int count, cudaStream_t s) {
+    auto mode = std::unique_ptr<EmptyGraphsMode>(new EmptyGraphsMode());
+    for (int i = 0; i < count; ++i) {
+      ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
+      cudaKernelNodeParams p{};
+      p.func = const_cast<void*>(EmptyKernel());
+      p.gridDim = dim3(1);
+      p.blockDim = dim3(32);
+      cudaGraphNode_t node;
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphAddKernelNode(&node, g.get(), nullptr, 0, &p),
+                                  "add empty kernel node");
+      ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
+      mode->graphs_.push_back(std::move(g));
+      mode->execs_.push_back(std::move(x));
+    }
+    return mode;
+  }
+  const char* name() const override { return "empty_graphs"; }
+  absl::Status Call(const InputSets&, int i, cudaStream_t stream) override {
+    if (i < 0 || static_cast<size_t>(i) >= execs_.size()) {
+      return absl::OutOfRangeError(absl::StrCat("empty_graphs: no graph for input set ", i));
+    }
+    return ToStatus(cudaGraphLaunch(execs_[static_cast<size_t>(i)].get(), stream),
+                    "empty graph launch");
+  }
+
+ private:
+  EmptyGraphsMode() = default;
+  std::vector<Graph> graphs_;  // declared before execs_: destroyed after them
+  std::vector<GraphExec> execs_;
+};
+
 // The shared state of one run: stream, events, flusher, workloads and results. Owned by main.
 struct Context {
   DeviceInfo device;
@@ -137,6 +188,7 @@ struct Context {
   Floors floors;
   Graph floor_graph;  // the 1-node empty graph of the floors (declared before its exec)
   GraphExec floor_exec;
+  std::unique_ptr<EmptyGraphsMode> empty_graphs;  // the harness floor's graphs, one per input set
 };
 
 // Host µs per operation: one clock pair around 100 back-to-back calls of `op`, then a sync of `s`.
@@ -155,6 +207,14 @@ absl::StatusOr<double> GraphFloorNow(Context* ctx) {
       [&] { return ToStatus(cudaGraphLaunch(ctx->floor_exec.get(), s), "floor graph launch"); }, s);
 }
 
+// The harness floor now: host µs per launch of one batch of the empty graphs through RunBatch.
+absl::StatusOr<double> HarnessFloorNow(Context* ctx, const InputSets& sets) {
+  Sample x;
+  ENCORE_RETURN_IF_ERROR(RunBatch(*ctx->empty_graphs, sets, ctx->flusher.get(), 0.0,
+                                  ctx->stream.get(), ctx->start.get(), ctx->stop.get(), &x));
+  return x.host_us;
+}
+
 void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   cudaStream_t s = ctx->stream.get();
   const uint64_t merged_before = mode->merged_calls();
@@ -165,13 +225,16 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
   }
   // Calls the warm-up's captures merged (graph_cache merged launches), per batch of 15.
   state.counters["merged_calls"] = static_cast<double>(mode->merged_calls() - merged_before);
-  std::vector<double> host, device, e2e, adjacent_floor;
+  std::vector<double> host, device, e2e, adjacent_floor, harness_floor;
   for (auto _ : state) {
     Sample x;
     absl::StatusOr<double> f = GraphFloorNow(ctx);
     if (!f.ok()) st = f.status();
+    absl::StatusOr<double> hf = st.ok() ? HarnessFloorNow(ctx, *w->sets) : 0.0;
+    if (st.ok() && !hf.ok()) st = hf.status();
     if (st.ok()) {
       adjacent_floor.push_back(*f);
+      harness_floor.push_back(*hf);
       st = Measure(*mode, *w->sets, ctx->flusher.get(), s, ctx->start.get(), ctx->stop.get(), &x);
     }
     if (!st.ok()) {
@@ -188,9 +251,11 @@ void RunMode(benchmark::State& state, Context* ctx, Mode* mode, Workload* w) {
            w->name,
            w->gpumode,
            {Median(host), Median(device), Median(e2e)},
-           Median(adjacent_floor)};
+           Median(adjacent_floor),
+           Median(harness_floor)};
   state.counters["host_us"] = r.median.host_us;
   state.counters["graph_floor_us"] = r.graph_floor_us;
+  state.counters["harness_floor_us"] = r.harness_floor_us;
   state.counters["device_us"] = r.median.device_us;
   state.counters["e2e_us"] = r.median.e2e_us;
   state.counters["TFLOPs"] = w->sets->flops_per_set() / (r.median.device_us * 1e-6) / 1e12;
@@ -355,13 +420,18 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   // NOTES: the floors' rounds are interleaved (round r of every floor before round r + 1 of any),
   // so drift of the machine during the measurement affects them alike; measured one after the
   // other they came out in opposite orders on two machines (runs 10 and 11).
+  ENCORE_ASSIGN_OR_RETURN(ctx->empty_graphs, EmptyGraphsMode::Create(tiny.count(), s));
+  std::vector<double> harness_rounds;
   for (int round = 0; round < 30; ++round) {
     for (Floor& f : floors) {
       ENCORE_ASSIGN_OR_RETURN(const double t, HostUsPerOp(f.op, s));
       if (round >= 3) f.rounds.push_back(t);
     }
+    ENCORE_ASSIGN_OR_RETURN(const double t, HarnessFloorNow(ctx, tiny));
+    if (round >= 3) harness_rounds.push_back(t);
   }
   for (Floor& f : floors) *f.out = Median(f.rounds);
+  ctx->floors.graph_launch_1_harness = Median(harness_rounds);
   ctx->floor_graph = std::move(graphs[0]);
   ctx->floor_exec = std::move(execs[0]);
   return absl::OkStatus();
@@ -376,6 +446,8 @@ struct ModeSummary {
   double tiny_e2e_us = 0;
   double graph_floor_us = 0;       // geomean of the adjacent 1-node graph floors, every workload
   double tiny_graph_floor_us = 0;  // the tiny problem's adjacent floor
+  double harness_floor_us = 0;       // geomean of the harness floors (Result), every workload
+  double tiny_harness_floor_us = 0;
 };
 
 std::vector<ModeSummary> Summarize(const Context& ctx) {
@@ -389,11 +461,12 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
     }
   }
   for (ModeSummary& m : out) {
-    std::vector<double> host, device, e2e, adjacent_floor;
+    std::vector<double> host, device, e2e, adjacent_floor, harness_floor;
     for (const Result& r : ctx.results) {
       if (r.mode != m.mode) continue;
       host.push_back(r.median.host_us);
       adjacent_floor.push_back(r.graph_floor_us);
+      harness_floor.push_back(r.harness_floor_us);
       if (r.gpumode) {
         device.push_back(r.median.device_us);
         e2e.push_back(r.median.e2e_us);
@@ -401,9 +474,11 @@ std::vector<ModeSummary> Summarize(const Context& ctx) {
         m.tiny_host_us = r.median.host_us;
         m.tiny_e2e_us = r.median.e2e_us;
         m.tiny_graph_floor_us = r.graph_floor_us;
+        m.tiny_harness_floor_us = r.harness_floor_us;
       }
     }
     m.graph_floor_us = Geomean(adjacent_floor);
+    m.harness_floor_us = Geomean(harness_floor);
     m.host_us = Geomean(host);
     m.device_us = Geomean(device);
     m.e2e_us = Geomean(e2e);
@@ -417,25 +492,29 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
                ctx.device.sm_count, ctx.device.l2_bytes >> 20);
   std::fprintf(out,
                "floors (host us per launch): empty kernel %.2f | graph, 1 node %.2f | "
+               "graph, 1 node, 15 execs in turn as a batch %.2f | "
                "graph, 15 nodes %.2f | graph, 1 GEMM node %.2f | patch of that node %.2f | "
                "patch + launch %.2f (2 execs in turn %.2f, 4 execs %.2f) | "
                "cudaStreamIsCapturing %.2f | through the driver: graph, 1 node %.2f, "
                "cuStreamIsCapturing %.2f | rebind candidates: 40 writes by cuStreamBatchMemOp "
                "%.2f, + graph launch %.2f, 2 KB pinned copy + graph launch %.2f\n",
-               ctx.floors.kernel_launch, ctx.floors.graph_launch_1, ctx.floors.graph_launch_15,
+               ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
+               ctx.floors.graph_launch_1_harness, ctx.floors.graph_launch_15,
                ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
                ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
                ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
                ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver,
                ctx.floors.mem_op_write_40, ctx.floors.mem_op_write_40_and_launch,
                ctx.floors.copy_2k_and_launch);
-  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "mode", "host us/call",
-               "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor");
-  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
-               "(GPU MODE gm)", "us/call", "us/call", "(adjacent)");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s %12s\n", "mode", "host us/call",
+               "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor",
+               "graph floor");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s %12s\n", "", "(geomean)",
+               "(GPU MODE gm)", "(GPU MODE gm)", "us/call", "us/call", "(adjacent)", "(harness)");
   for (const ModeSummary& m : modes) {
-    std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f %12.2f\n", m.mode.c_str(),
-                 m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us);
+    std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f %12.2f %12.2f\n", m.mode.c_str(),
+                 m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us,
+                 m.harness_floor_us);
   }
 }
 
@@ -448,7 +527,8 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
   std::string j = absl::StrFormat(
       "{\n  \"date\": \"%s\",\n  \"commit\": \"%s\",\n  \"device\": \"%s (%d SMs, %d MB L2, "
       "driver %d)\",\n  \"command\": \"%s\",\n  \"floors_us\": {\"kernel_launch\": %.3f, "
-      "\"graph_launch_1\": %.3f, \"graph_launch_15\": %.3f, \"graph_launch_1_gemm_node\": "
+      "\"graph_launch_1\": %.3f, \"graph_launch_1_harness\": %.3f, \"graph_launch_15\": %.3f, "
+      "\"graph_launch_1_gemm_node\": "
       "%.3f, \"patch_gemm_node\": %.3f, \"patch_and_launch_gemm_node\": %.3f, "
       "\"patch_and_launch_ring2\": %.3f, \"patch_and_launch_ring4\": %.3f, "
       "\"stream_is_capturing\": %.3f, \"graph_launch_1_driver\": %.3f, "
@@ -456,7 +536,7 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "\"mem_op_write_40_and_launch\": %.3f, \"copy_2k_and_launch\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
-      ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
+      ctx.floors.graph_launch_1_harness, ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
       ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
       ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
       ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver,
@@ -469,16 +549,19 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       if (r.mode != m.mode) continue;
       per.push_back(absl::StrFormat(
           "{\"workload\": \"%s\", \"host_us\": %.3f, \"device_us\": %.3f, \"e2e_us\": %.3f, "
-          "\"graph_floor_us\": %.3f}",
-          r.workload, r.median.host_us, r.median.device_us, r.median.e2e_us, r.graph_floor_us));
+          "\"graph_floor_us\": %.3f, \"graph_floor_harness_us\": %.3f}",
+          r.workload, r.median.host_us, r.median.device_us, r.median.e2e_us, r.graph_floor_us,
+          r.harness_floor_us));
     }
     rows.push_back(absl::StrFormat(
         "    {\"mode\": \"%s\", \"host_us_per_call\": %.3f, \"device_us_per_call\": %.3f, "
         "\"e2e_geomean_us\": %.3f, \"tiny_host_us_per_call\": %.3f, \"tiny_e2e_us_per_call\": "
-        "%.3f, \"graph_floor_us\": %.3f, \"tiny_graph_floor_us\": %.3f,\n     \"workloads\": "
-        "[%s]}",
+        "%.3f, \"graph_floor_us\": %.3f, \"tiny_graph_floor_us\": %.3f, "
+        "\"graph_floor_harness_us\": %.3f, \"tiny_graph_floor_harness_us\": %.3f,\n"
+        "     \"workloads\": [%s]}",
         m.mode, m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us,
-        m.tiny_graph_floor_us, absl::StrJoin(per, ", ")));
+        m.tiny_graph_floor_us, m.harness_floor_us, m.tiny_harness_floor_us,
+        absl::StrJoin(per, ", ")));
   }
   j += absl::StrJoin(rows, ",\n") + "\n  ]\n}\n";
   std::ofstream f(path);

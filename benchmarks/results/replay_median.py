@@ -4,7 +4,9 @@ lease): the host numbers move between two machine states from one process to the
 so one process is not a measurement. Because the state can also change between modes of one
 process, each mode also gets host_over_adjacent_floor_us: the median over processes of its host
 us per call minus the 1-node graph floor measured right before its batches (graph_floor_us), the
-pairing that cancels the host's state.
+pairing that cancels the host's state; with graph_floor_harness_us (session 28) also
+host_over_harness_floor_us, the same against the floor measured like the modes' own calls (15
+distinct 1-node empty graphs through the harness right before the batches).
 
   python3 benchmarks/results/replay_median.py OUT.json [--command "..."] [--fast-floor-us F] IN.json ...
 
@@ -48,8 +50,9 @@ def fast_state(out, runs, command, limit):
             entries = [r["modes"][i]["workloads"][j] for r in runs]
             fast = [e for e in entries if e["graph_floor_us"] <= limit]
             ww = {"workload": w["workload"], "n_fast": len(fast)}
-            for k in ("host_us", "device_us", "e2e_us", "graph_floor_us"):
-                ww[k] = median_of([e[k] for e in fast]) if fast else None
+            for k in ("host_us", "device_us", "e2e_us", "graph_floor_us", "graph_floor_harness_us"):
+                if k in w:
+                    ww[k] = median_of([e[k] for e in fast]) if fast else None
             row["workloads"].append(ww)
         gm = [w for w in row["workloads"] if not w["workload"].startswith("tiny") and w["n_fast"]]
         tiny = [w for w in row["workloads"] if w["workload"].startswith("tiny") and w["n_fast"]]
@@ -59,6 +62,10 @@ def fast_state(out, runs, command, limit):
         row["graph_floor_us"] = geomean([w["graph_floor_us"] for w in gm])
         row["host_over_adjacent_floor_us"] = round(
             geomean([w["host_us"] for w in gm]) - geomean([w["graph_floor_us"] for w in gm]), 3)
+        if gm and "graph_floor_harness_us" in gm[0]:
+            row["host_over_harness_floor_us"] = round(
+                geomean([w["host_us"] for w in gm]) -
+                geomean([w["graph_floor_harness_us"] for w in gm]), 3)
         if tiny:
             row["tiny_host_us_per_call"] = tiny[0]["host_us"]
             row["tiny_e2e_us_per_call"] = tiny[0]["e2e_us"]
@@ -110,6 +117,10 @@ def main():
         if "graph_floor_us" in m:
             row["host_over_adjacent_floor_us"] = median_of(
                 [r["modes"][i]["host_us_per_call"] - r["modes"][i]["graph_floor_us"] for r in runs])
+        if "graph_floor_harness_us" in m:
+            row["host_over_harness_floor_us"] = median_of(
+                [r["modes"][i]["host_us_per_call"] - r["modes"][i]["graph_floor_harness_us"]
+                 for r in runs])
         row["workloads"] = []
         for j, w in enumerate(m.get("workloads", [])):
             ww = {"workload": w["workload"]}
