@@ -6,6 +6,8 @@
 //   BM_ExecutorHit/G: GraphExecutor::Run on a hit end to end (capture check, hit-memo probe and
 //     exact compare, mutex, LRU touch, counters) with a backend whose launch does nothing.
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
+//   BM_ExecutorRotationCold/G: the main job's 75 per-call variants in rotation, caches evicted
+//     between calls (only the Run timed).
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
@@ -14,6 +16,7 @@
 // Run: bazel run -c opt //benchmarks:signature
 #include "graph_cache/signature.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -194,6 +197,61 @@ void BM_ExecutorRotation(benchmark::State& state) {
   state.counters["execs"] = static_cast<double>(c.live_execs);
 }
 BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
+
+// The main job's per-call replay with cold caches: 5 structures x 15 input sets of range(0)
+// groups (75 variants, as //benchmarks:replay's graph_per_call holds), called in rotation, and
+// between two calls 8 MiB of other data read (more than this machine's L2 per core), so the
+// executor's own lines come from the last-level cache or memory, as on a host whose caches are
+// shared with a busy neighbour (NOTES session 25, the slow state). Only the Run is timed (manual
+// time: one clock pair around it).
+void BM_ExecutorRotationCold(benchmark::State& state) {
+  constexpr int kStructures = 5;
+  constexpr int kSets = 15;
+  NullGemm gemm;
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 16;
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state, o);
+  if (exec == nullptr) return;
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  const int ng = static_cast<int>(state.range(0));
+  for (int s = 0; s < kStructures; ++s) {
+    for (int i = 0; i < kSets; ++i) {
+      sets.push_back(Groups(ng, static_cast<uintptr_t>(s * kSets + i + 1), 64 + 32 * s));
+    }
+  }
+  for (int round = 0; round < 4; ++round) {
+    for (auto& g : sets) {
+      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
+    }
+  }
+  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
+  uint64_t sink = 0;
+  const ExecutorCounters warm = exec->counters();
+  size_t i = 0;
+  for (auto _ : state) {
+    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
+    benchmark::DoNotOptimize(sink);
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(
+        exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[i])}, nullptr));
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    // Structure-major rotation: one call of each structure, then the next input set.
+    i += kSets;
+    if (i >= sets.size()) i = (i + 1) % kSets;
+  }
+  const ExecutorCounters c = exec->counters();
+  state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
+                                     static_cast<double>(state.iterations());
+  state.counters["execs"] = static_cast<double>(c.live_execs);
+}
+BENCHMARK(BM_ExecutorRotationCold)
+    ->Arg(2)
+    ->Arg(8)
+    ->UseManualTime()
+    ->Iterations(4000)
+    ->Repetitions(5)
+    ->Unit(benchmark::kNanosecond);
 
 // range(0) calls' groups (range(1) groups each, distinct buffers) for the batch and sequence
 // benchmarks.
