@@ -127,6 +127,16 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     FenceBarrierInit();
   }
   __syncthreads();
+  if constexpr (ENCORE_SM90_PREFETCH_MAPS) {
+    // The descriptors live in this grid's parameters (no input): legal before the wait. kBound's
+    // weight maps come from the binding block instead (only the token maps are requested).
+    if (warp == 1) {
+      for (int g = tid - 32; g < p.num_groups; g += 32) {
+        PrefetchTensorMap(&p.maps[g].a);
+        if constexpr (!kBound) PrefetchTensorMap(&p.maps[g].b);
+      }
+    }
+  }
   // PDL: nothing below reads inputs or writes outputs before the previous grid completed (with
   // ENCORE_SM90_EARLY_WEIGHTS, except the weight producer's loads in unfused pre-pass kernels,
   // whose pre-kernel completed the kernel before them, and in fused ones built with

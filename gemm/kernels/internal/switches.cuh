@@ -34,6 +34,13 @@
 // 10% of the tensor pipe at width 128; moving work across it costs more in the real kernel.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
+#ifndef ENCORE_SM90_PREFETCH_MAPS
+// 1 (manual build _mapprefetch, session 28): before its wait for the previous grid, warp 1 of every
+//    CTA requests every group's tensor-map descriptors (prefetch.tensormap), so the first token
+//    load after the wait (and the weight producer's first load) does not wait for its descriptor
+//    to come from memory. 0: each descriptor is fetched by the first TMA that uses it.
+#define ENCORE_SM90_PREFETCH_MAPS 0
+#endif
 #ifndef ENCORE_SM90_EARLY_WEIGHTS
 // 1 (default since run 40: -1..-5% on every GPU MODE and few-tile shape): with the pre-pass, the
 //    weight producer does not wait for the previous grid (the pre-pass) before its TMA loads, so
