@@ -75,8 +75,9 @@ SM90_EXPERIMENTS = [
     # and 128-row tiles, streaming only those two widths (RunnerOptions::stream_simple_tiles).
     ("_ring4", ["-DENCORE_SM90_SIMPLE_RING4=1"]),
     ("_ring4s", ["-DENCORE_SM90_SIMPLE_RING4=1", "-DENCORE_SM90_SIMPLE_STREAM=1"]),
-    # Every group's tensor-map descriptors requested before the wait (ENCORE_SM90_PREFETCH_MAPS).
-    ("_mapprefetch", ["-DENCORE_SM90_PREFETCH_MAPS=1"]),
+    # Each descriptor fetched by its first TMA (ENCORE_SM90_PREFETCH_MAPS = 0: the default before
+    # run 191, which measured the prefetch as the manual build _mapprefetch).
+    ("_nomapprefetch", ["-DENCORE_SM90_PREFETCH_MAPS=0"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

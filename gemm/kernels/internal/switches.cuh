@@ -35,11 +35,14 @@
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
 #ifndef ENCORE_SM90_PREFETCH_MAPS
-// 1 (manual build _mapprefetch, session 28): before its wait for the previous grid, warp 1 of every
-//    CTA requests every group's tensor-map descriptors (prefetch.tensormap), so the first token
-//    load after the wait (and the weight producer's first load) does not wait for its descriptor
-//    to come from memory. 0: each descriptor is fetched by the first TMA that uses it.
-#define ENCORE_SM90_PREFETCH_MAPS 0
+// 1 (default since run 191): before its wait for the previous grid, warp 1 of every CTA requests
+//    every group's tensor-map descriptors (prefetch.tensormap), so the first token load after the
+//    wait (and the weight producer's first load) does not wait for its descriptor to come from
+//    memory. Run 191 (manual build _mapprefetch against the default, 3 alternated rounds): decode8
+//    27.16-27.25 -> 26.71-26.77 us (-1.7%), GPU MODE shape 3 -0.4%, shapes 1-2 -0.1%, shape 0
+//    +0.1% (95.42-95.52 -> 95.51-95.75), one_tile and tiny equal.
+// 0: each descriptor is fetched by the first TMA that uses it.
+#define ENCORE_SM90_PREFETCH_MAPS 1
 #endif
 #ifndef ENCORE_SM90_EARLY_WEIGHTS
 // 1 (default since run 40: -1..-5% on every GPU MODE and few-tile shape): with the pre-pass, the
