@@ -1,5 +1,6 @@
 #!/bin/bash
 # Device run 189 (prepared in session 27, NOT RUN: its device time was spent): the graph_cache GPU tests at the session's last code (c62d1e6: the merge run cap
+# Superseded (session 28): run 190 ran these tests and more at 94ae41e (2026-12-02_run190_harness_floor/).
 # and zero limits, host logic; run 188 measured 34b2b0b).
 # Build here: tools/bazel build -c opt //tests/graph_cache:{executor,sequence,batch}_test, stripped
 # into gpu_t189/ with libbenchmark.so.1debian; tar cJf gpu_t189.tar.xz gpu_t189
