@@ -137,6 +137,30 @@ struct Floors {
   double copy_2k_and_launch = 0;
 };
 
+// A graph of `nodes` empty kernels in a chain, instantiated and uploaded to `s`, appended to
+// `graphs` and `execs` (a graph before its exec: the vectors are declared in that order).
+absl::Status AddEmptyChain(int nodes, cudaStream_t s, std::vector<Graph>* graphs,
+                           std::vector<GraphExec>* execs) {
+  ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
+  cudaGraphNode_t prev = nullptr;
+  for (int i = 0; i < nodes; ++i) {
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(EmptyKernel());
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(32);
+    cudaGraphNode_t node;
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaGraphAddKernelNode(&node, g.get(), prev ? &prev : nullptr, prev ? 1 : 0, &p),
+        "add empty kernel node");
+    prev = node;
+  }
+  ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
+  graphs->push_back(std::move(g));
+  execs->push_back(std::move(x));
+  return absl::OkStatus();
+}
+
 // Not a mode of the report but the floor of its per-call modes under their own conditions: one
 // 1-node empty graph per input set, launched with cudaGraphLaunch through RunBatch exactly as a
 // mode's calls are (after the L2 flush and a sync, one clock pair around the batch, 15 distinct
@@ -146,18 +170,7 @@ class EmptyGraphsMode : public Mode {
   static absl::StatusOr<std::unique_ptr<EmptyGraphsMode>> Create(int count, cudaStream_t s) {
     auto mode = std::unique_ptr<EmptyGraphsMode>(new EmptyGraphsMode());
     for (int i = 0; i < count; ++i) {
-      ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
-      cudaKernelNodeParams p{};
-      p.func = const_cast<void*>(EmptyKernel());
-      p.gridDim = dim3(1);
-      p.blockDim = dim3(32);
-      cudaGraphNode_t node;
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphAddKernelNode(&node, g.get(), nullptr, 0, &p),
-                                  "add empty kernel node");
-      ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
-      ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
-      mode->graphs_.push_back(std::move(g));
-      mode->execs_.push_back(std::move(x));
+      ENCORE_RETURN_IF_ERROR(AddEmptyChain(1, s, &mode->graphs_, &mode->execs_));
     }
     return mode;
   }
@@ -271,23 +284,7 @@ absl::Status MeasureFloors(Context* ctx, gemm::Nvfp4GroupedGemm* runner, const I
   std::vector<Graph> graphs;
   std::vector<GraphExec> execs;
   for (int nodes : {1, 15}) {
-    ENCORE_ASSIGN_OR_RETURN(Graph g, Graph::Create());
-    cudaGraphNode_t prev = nullptr;
-    for (int i = 0; i < nodes; ++i) {
-      cudaKernelNodeParams p{};
-      p.func = const_cast<void*>(fn);
-      p.gridDim = dim3(1);
-      p.blockDim = dim3(32);
-      cudaGraphNode_t node;
-      ENCORE_RETURN_IF_CUDA_ERROR(
-          cudaGraphAddKernelNode(&node, g.get(), prev ? &prev : nullptr, prev ? 1 : 0, &p),
-          "add empty kernel node");
-      prev = node;
-    }
-    ENCORE_ASSIGN_OR_RETURN(GraphExec x, GraphExec::Instantiate(g.get()));
-    ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphUpload(x.get(), s), "graph upload");
-    graphs.push_back(std::move(g));
-    execs.push_back(std::move(x));
+    ENCORE_RETURN_IF_ERROR(AddEmptyChain(nodes, s, &graphs, &execs));
   }
   // A 1-node graph of the GEMM kernel (tiny problem), and two plans to patch it with.
   auto plan = std::make_unique<gemm::LaunchPlan>();
@@ -446,7 +443,7 @@ struct ModeSummary {
   double tiny_e2e_us = 0;
   double graph_floor_us = 0;       // geomean of the adjacent 1-node graph floors, every workload
   double tiny_graph_floor_us = 0;  // the tiny problem's adjacent floor
-  double harness_floor_us = 0;       // geomean of the harness floors (Result), every workload
+  double harness_floor_us = 0;     // geomean of the harness floors (Result), every workload
   double tiny_harness_floor_us = 0;
 };
 
@@ -509,8 +506,8 @@ void PrintSummary(const Context& ctx, const std::vector<ModeSummary>& modes, std
   std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s %12s\n", "mode", "host us/call",
                "device us/call", "e2e us/call", "tiny host", "tiny e2e", "graph floor",
                "graph floor");
-  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s %12s\n", "", "(geomean)",
-               "(GPU MODE gm)", "(GPU MODE gm)", "us/call", "us/call", "(adjacent)", "(harness)");
+  std::fprintf(out, "%-24s %12s %14s %14s %12s %12s %12s %12s\n", "", "(geomean)", "(GPU MODE gm)",
+               "(GPU MODE gm)", "us/call", "us/call", "(adjacent)", "(harness)");
   for (const ModeSummary& m : modes) {
     std::fprintf(out, "%-24s %12.2f %14.2f %14.2f %12.2f %12.2f %12.2f %12.2f\n", m.mode.c_str(),
                  m.host_us, m.device_us, m.e2e_us, m.tiny_host_us, m.tiny_e2e_us, m.graph_floor_us,
@@ -536,12 +533,12 @@ absl::Status WriteJson(const Context& ctx, const std::vector<ModeSummary>& modes
       "\"mem_op_write_40_and_launch\": %.3f, \"copy_2k_and_launch\": %.3f},\n  \"modes\": [\n",
       date, commit, ctx.device.name, ctx.device.sm_count, ctx.device.l2_bytes >> 20,
       ctx.device.driver_version, command, ctx.floors.kernel_launch, ctx.floors.graph_launch_1,
-      ctx.floors.graph_launch_1_harness, ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm, ctx.floors.patch_gemm_node,
-      ctx.floors.patch_and_launch_gemm_node, ctx.floors.patch_and_launch_ring2,
-      ctx.floors.patch_and_launch_ring4, ctx.floors.stream_is_capturing,
-      ctx.floors.graph_launch_1_driver, ctx.floors.stream_is_capturing_driver,
-      ctx.floors.mem_op_write_40, ctx.floors.mem_op_write_40_and_launch,
-      ctx.floors.copy_2k_and_launch);
+      ctx.floors.graph_launch_1_harness, ctx.floors.graph_launch_15, ctx.floors.graph_launch_1_gemm,
+      ctx.floors.patch_gemm_node, ctx.floors.patch_and_launch_gemm_node,
+      ctx.floors.patch_and_launch_ring2, ctx.floors.patch_and_launch_ring4,
+      ctx.floors.stream_is_capturing, ctx.floors.graph_launch_1_driver,
+      ctx.floors.stream_is_capturing_driver, ctx.floors.mem_op_write_40,
+      ctx.floors.mem_op_write_40_and_launch, ctx.floors.copy_2k_and_launch);
   std::vector<std::string> rows;
   for (const ModeSummary& m : modes) {
     std::vector<std::string> per;
