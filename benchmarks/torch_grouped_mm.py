@@ -79,7 +79,9 @@ def main():
         us, mode = time_shape(ms, n, k, args.reps, flush, args.merge)
         flops = 2.0 * sum(ms) * n * k
         print(f"m={ms} n={n} k={k}: {us:.1f} us ({flops / us / 1e6:.0f} TFLOP/s) via {mode}")
-        results.append({"m": ms, "n": n, "k": k, "torch_bf16_us": us, "mode": mode + (" merged x15" if args.merge else "")})
+        if args.merge:
+            mode += " merged x15"
+        results.append({"m": ms, "n": n, "k": k, "torch_bf16_us": us, "mode": mode})
         torch.cuda.empty_cache()
     with open(args.out, "w") as f:
         json.dump({"device": props.name, "torch": torch.__version__, "shapes": results}, f,

@@ -845,9 +845,10 @@ bool GraphExecutor::FitsOneLaunchLocked(absl::Span<const GemmCall> calls, CallRa
 // whole, of at most kMaxRunGroups groups (each extension checks the whole run again: bounded
 // work under mu_ however long the batch). Cutting it greedily into launches within the limits
 // (FitsOneLaunchLocked) gives their count k; the run is then cut into k launches of near-equal
-// call counts where those fit the limits too (else the greedy cut stays): run 187's 15 calls of GPU MODE shape 2 ran 24.0 us a
-// call as 6 + 6 + 3 (the runner tiles a 3-call launch narrow) and 20.3 as 5 + 5 + 5. A launch
-// whose merged plan does not keep (MergedPlanKeepsLocked) runs as single launches.
+// call counts where those fit the limits too (else the greedy cut stays): run 187's 15 calls of
+// GPU MODE shape 2 ran 24.0 us a call as 6 + 6 + 3 (the runner tiles a 3-call launch narrow) and
+// 20.3 as 5 + 5 + 5. A launch whose merged plan does not keep (MergedPlanKeepsLocked) runs as
+// single launches.
 void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStream_t stream) {
   launches_.clear();
   const bool merge =
@@ -891,6 +892,14 @@ void GraphExecutor::PlanLaunchesLocked(absl::Span<const GemmCall> calls, cudaStr
       a += c;
     }
     i = end;
+  }
+}
+
+void GraphExecutor::CountLaunchLocked(size_t calls, bool early) {
+  if (early) AddLocked(counters_.early_prepass_nodes, 1);
+  if (calls > 1) {
+    AddLocked(counters_.merged_launches, 1);
+    AddLocked(counters_.merged_calls, calls);
   }
 }
 
@@ -950,11 +959,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     ++mutation_epoch_;
     patched = true;
     AddLocked(counters_.patches, 1);
-    if (l.early) AddLocked(counters_.early_prepass_nodes, 1);
-    if (l.calls.count > 1) {
-      AddLocked(counters_.merged_launches, 1);
-      AddLocked(counters_.merged_calls, l.calls.count);
-    }
+    CountLaunchLocked(l.calls.count, l.early);
   }
   v->fingerprint = fingerprint;
   return true;
@@ -1040,11 +1045,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     l.function = plan_ptrs_[u]->function;
     l.pdl = pdl_[u];
     l.early = plan_ptrs_[u]->prepass_reads_early;
-    if (l.early) AddLocked(counters_.early_prepass_nodes, 1);
-    if (l.calls.count > 1) {
-      AddLocked(counters_.merged_launches, 1);
-      AddLocked(counters_.merged_calls, l.calls.count);
-    }
+    CountLaunchLocked(l.calls.count, l.early);
   }
   size_t first = 0;
   for (size_t i = 0; i < calls.size(); ++i) {

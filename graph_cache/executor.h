@@ -314,6 +314,9 @@ class GraphExecutor {
   // thrash guard, launched, counted in fast_hits.
   Outcome FastHitLocked(Variant* v, size_t num_calls, cudaStream_t stream)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts one captured or patched launch of `calls` calls (with an early pre-pass when `early`)
+  // in early_prepass_nodes and, merged, in merged_launches / merged_calls.
+  void CountLaunchLocked(size_t calls, bool early) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A launch of `v` succeeded: counted, and `v` made the most recently used.
   void LaunchedLocked(Variant* v) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A fast hit: when a variant memoized under `key` holds exactly `calls` on `stream` (every
