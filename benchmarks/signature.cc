@@ -8,6 +8,8 @@
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //   BM_ExecutorRotationCold/G: the main job's 75 per-call variants in rotation, caches evicted
 //     between calls (only the Run timed).
+//   BM_ExecutorHarnessCold/G/P: the main job's per-call batch (15 calls of one of 5 structures,
+//     caches evicted before it, a driver stand-in per launch), prefetch hints off / on.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
@@ -251,6 +253,106 @@ BENCHMARK(BM_ExecutorRotationCold)
     ->UseManualTime()
     ->Iterations(4000)
     ->Repetitions(5)
+    ->Unit(benchmark::kNanosecond);
+
+// A graph whose launch stands in for the driver's (~1.5 us, reading 32 KB of its own data).
+class DriverLikeGraph final : public ExecutableGraph {
+ public:
+  size_t num_launches() const override { return 1; }
+  absl::Status Patch(size_t, const gemm::LaunchPlan&) override { return absl::OkStatus(); }
+  absl::Status Launch(cudaStream_t) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    uint64_t sink = 0;
+    for (size_t j = 0; j < kDriverWords; j += 8) sink += driver_data_[j];
+    benchmark::DoNotOptimize(sink);
+    auto t1 = std::chrono::steady_clock::now();
+    while (t1 - t0 < std::chrono::nanoseconds(1500)) t1 = std::chrono::steady_clock::now();
+    spent_ += t1 - t0;
+    return absl::OkStatus();
+  }
+  // Time spent in Launch since the last call (the benchmark subtracts it).
+  static std::chrono::steady_clock::duration TakeSpent() {
+    const auto s = spent_;
+    spent_ = {};
+    return s;
+  }
+
+ private:
+  static constexpr size_t kDriverWords = (32u << 10) / sizeof(uint64_t);
+  static inline uint64_t driver_data_[kDriverWords] = {};
+  static inline std::chrono::steady_clock::duration spent_{};
+};
+
+class DriverLikeBackend final : public GraphBackend {
+ public:
+  absl::StatusOr<bool> IsCapturing(cudaStream_t) override { return false; }
+  absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(gemm::Nvfp4GroupedGemm&,
+                                                         absl::Span<const gemm::LaunchPlan* const>,
+                                                         absl::Span<const bool>,
+                                                         BuildReport* report) override {
+    report->capture_begun = report->captured = report->instantiated = true;
+    return std::unique_ptr<ExecutableGraph>(new DriverLikeGraph());
+  }
+};
+
+// The main job's per-call batch as its harness times it: 5 structures x 15 input sets of
+// range(0) groups (75 variants), and per iteration one structure's 15 calls timed together after
+// 8 MiB of other data was read (the sync between batches, on a host whose caches a neighbour
+// shares: NOTES session 25), each graph launch standing in for the driver's (DriverLikeGraph).
+// range(1): ExecutorOptions::prefetch_hints. The time is per call, the stand-in's excluded.
+void BM_ExecutorHarnessCold(benchmark::State& state) {
+  constexpr int kStructures = 5;
+  constexpr int kSets = 15;
+  NullGemm gemm;
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 16;
+  o.prefetch_hints = state.range(1) != 0;
+  auto made = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<DriverLikeBackend>(), o);
+  if (!made.ok()) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  std::unique_ptr<GraphExecutor> exec = *std::move(made);
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  const int ng = static_cast<int>(state.range(0));
+  for (int s = 0; s < kStructures; ++s) {
+    for (int i = 0; i < kSets; ++i) {
+      sets.push_back(Groups(ng, static_cast<uintptr_t>(s * kSets + i + 1), 64 + 32 * s));
+    }
+  }
+  for (int round = 0; round < 4; ++round) {
+    for (auto& g : sets) {
+      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
+    }
+  }
+  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
+  uint64_t sink = 0;
+  const ExecutorCounters warm = exec->counters();
+  int structure = 0;
+  for (auto _ : state) {
+    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
+    benchmark::DoNotOptimize(sink);
+    (void)DriverLikeGraph::TakeSpent();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kSets; ++i) {
+      benchmark::DoNotOptimize(exec->Run(
+          gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[structure * kSets + i])}, nullptr));
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(
+        std::chrono::duration<double>(t1 - t0 - DriverLikeGraph::TakeSpent()).count() / kSets);
+    structure = (structure + 1) % kStructures;
+  }
+  const ExecutorCounters c = exec->counters();
+  state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
+                                     static_cast<double>(kSets * state.iterations());
+}
+BENCHMARK(BM_ExecutorHarnessCold)
+    ->ArgsProduct({{2, 8}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(2000)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
     ->Unit(benchmark::kNanosecond);
 
 // range(0) calls' groups (range(1) groups each, distinct buffers) for the batch and sequence

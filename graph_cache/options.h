@@ -130,6 +130,13 @@ struct ExecutorOptions {
   int merge_max_launch_kblocks_per_sm = 256;
   size_t merge_max_token_bytes = size_t{24} << 20;
   ThrashGuardOptions thrash;
+  // Software prefetch on the replay paths (internal/line_hints.h): before a variant's graph
+  // launch, the lines the call after it touched last time (that variant's memo set, its
+  // bindings, key words and graph, the caller's groups) are prefetched, so they arrive while the
+  // driver launches; a batch's compare prefetches every call's lines before reading them; a
+  // replaying SequenceRecorder prefetches the records two calls ahead. Hints only: what runs is
+  // the same either way. Off: the A/B control (benchmarks/signature.cc, replay --encore_ab).
+  bool prefetch_hints = true;
 };
 
 // OK, or InvalidArgument naming the first field whose value makes no sense (min_repeats < 1,

@@ -1,10 +1,12 @@
 #include "graph_cache/sequence.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/status.h"
+#include "graph_cache/internal/line_hints.h"
 
 namespace encore::graph_cache {
 
@@ -12,6 +14,7 @@ void SequenceRecorder::Record::Assign(const gemm::GroupedGemmArguments& args, ge
   kind = k;
   num_groups = static_cast<int>(args.groups.size());
   device_m = args.device_m;
+  caller_groups = args.groups.data();
   std::copy(args.groups.begin(), args.groups.end(), groups);
 }
 
@@ -68,7 +71,12 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
   if (state_ == State::kLearning) return Learn(args, kind);
 
   // Replaying.
-  const bool match = period_[static_cast<size_t>(pos_)].Matches(args, kind);
+  Record& expected = period_[static_cast<size_t>(pos_)];
+  const bool match = expected.Matches(args, kind);
+  if (match && executor_->options().prefetch_hints) {
+    if (expected.caller_groups != args.groups.data()) expected.caller_groups = args.groups.data();
+    PrefetchAhead();
+  }
   if (!match) {
     if (options_.mode == SequenceMode::kStepBounded) {
       ENCORE_RETURN_IF_ERROR(FlushDeferred());
@@ -160,6 +168,18 @@ void SequenceRecorder::TryAdopt(int p) {
   state_ = counters_.speculation_disabled ? State::kPassThrough : State::kReplaying;
   counters_.period = state_ == State::kReplaying ? p : 0;
   ++counters_.periods_learned;
+}
+
+void SequenceRecorder::PrefetchAhead() const {
+  const size_t len = static_cast<size_t>(period_len_);
+  const size_t pos = static_cast<size_t>(pos_);
+  // The next record was prefetched one call ago: its header is cheap to read now.
+  const Record& next = period_[(pos + 1) % len];
+  const size_t bytes = sizeof(gemm::GroupProblem) * static_cast<size_t>(next.num_groups);
+  internal::PrefetchLines(next.caller_groups, bytes);
+  // Two on: its header and as many groups as the next call has (not read: it may be cold).
+  const Record& after = period_[(pos + 2) % len];
+  internal::PrefetchLines(&after, offsetof(Record, groups) + bytes);
 }
 
 absl::Status SequenceRecorder::LaunchPeriod() {

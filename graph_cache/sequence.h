@@ -125,6 +125,9 @@ class SequenceRecorder {
     gemm::KernelKind kind = gemm::KernelKind::kAuto;
     int num_groups = 0;
     const int32_t* device_m = nullptr;
+    // Where the caller's groups were when this call last matched: a prefetch hint only
+    // (ExecutorOptions::prefetch_hints), never read through.
+    const void* caller_groups = nullptr;
     gemm::GroupProblem groups[gemm::kMaxGroups];
 
     void Assign(const gemm::GroupedGemmArguments& args, gemm::KernelKind k);
@@ -139,6 +142,9 @@ class SequenceRecorder {
   absl::Status Learn(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind);
   // The detector proposed period p: verify it exactly and switch to replaying.
   void TryAdopt(int p);
+  // Replaying, position pos_ just matched: prefetches the record two positions on and the
+  // caller's groups of the next one (ExecutorOptions::prefetch_hints).
+  void PrefetchAhead() const;
   absl::Status LaunchPeriod();
   absl::Status FlushDeferred();
   void Diverge();
