@@ -8,8 +8,10 @@
 //   BM_ExecutorRotation/B: 15 input sets in rotation with max_bindings_per_structure = B.
 //   BM_ExecutorRotationCold/G: the main job's 75 per-call variants in rotation, caches evicted
 //     between calls (only the Run timed).
-//   BM_ExecutorHarnessCold/G/P: the main job's per-call batch (15 calls of one of 5 structures,
-//     caches evicted before it, a driver stand-in per launch), prefetch hints off / on.
+//   BM_ExecutorHarnessCold/G: the main job's per-call batch (15 calls of one of 5 structures,
+//     caches evicted before it, a driver stand-in per launch).
+//   BM_BatchFlushCold/G/P: a batch of 15 calls of G groups (one of 5 batches), caches evicted
+//     before it; P: ExecutorOptions::prefetch_batch_compare off / on.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
@@ -299,14 +301,13 @@ class DriverLikeBackend final : public GraphBackend {
 // range(0) groups (75 variants), and per iteration one structure's 15 calls timed together after
 // 8 MiB of other data was read (the sync between batches, on a host whose caches a neighbour
 // shares: NOTES session 25), each graph launch standing in for the driver's (DriverLikeGraph).
-// range(1): ExecutorOptions::prefetch_hints. The time is per call, the stand-in's excluded.
+// The time is per call, the stand-in's excluded.
 void BM_ExecutorHarnessCold(benchmark::State& state) {
   constexpr int kStructures = 5;
   constexpr int kSets = 15;
   NullGemm gemm;
   ExecutorOptions o;
   o.max_bindings_per_structure = 16;
-  o.prefetch_hints = state.range(1) != 0;
   auto made = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<DriverLikeBackend>(), o);
   if (!made.ok()) {
     state.SkipWithError("create failed");
@@ -348,7 +349,8 @@ void BM_ExecutorHarnessCold(benchmark::State& state) {
                                      static_cast<double>(kSets * state.iterations());
 }
 BENCHMARK(BM_ExecutorHarnessCold)
-    ->ArgsProduct({{2, 8}, {0, 1}})
+    ->Arg(2)
+    ->Arg(8)
     ->UseManualTime()
     ->Iterations(2000)
     ->Repetitions(5)
@@ -386,6 +388,61 @@ void BM_BatchFlush(benchmark::State& state) {
   CountNsPerCall(state, calls);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
+
+// GemmBatch::Flush of 15 calls of range(0) groups with cold caches: 5 batches (distinct buffers)
+// in rotation, 8 MiB of other data read before each (untimed), the batch's Add and Flush timed.
+// range(1): ExecutorOptions::prefetch_batch_compare. The time is per call.
+void BM_BatchFlushCold(benchmark::State& state) {
+  constexpr int kBatches = 5;
+  constexpr int kCalls = 15;
+  NullGemm gemm;
+  ExecutorOptions o;
+  o.prefetch_batch_compare = state.range(1) != 0;
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state, o);
+  if (exec == nullptr) return;
+  const int ng = static_cast<int>(state.range(0));
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int b = 0; b < kBatches; ++b) {
+    for (int i = 0; i < kCalls; ++i) {
+      sets.push_back(Groups(ng, static_cast<uintptr_t>(b * kCalls + i + 1), 64 + 8 * i));
+    }
+  }
+  GemmBatch batch(exec.get());
+  auto flush = [&](int b) {
+    for (int i = 0; i < kCalls; ++i) {
+      if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[b * kCalls + i])}).ok()) {
+        return false;
+      }
+    }
+    return batch.Flush(nullptr).ok();
+  };
+  for (int round = 0; round < 4; ++round) {
+    for (int b = 0; b < kBatches; ++b) flush(b);  // captured by now
+  }
+  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
+  uint64_t sink = 0;
+  const ExecutorCounters warm = exec->counters();
+  int b = 0;
+  for (auto _ : state) {
+    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
+    benchmark::DoNotOptimize(sink);
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(flush(b));
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kCalls);
+    b = (b + 1) % kBatches;
+  }
+  const ExecutorCounters c = exec->counters();
+  state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
+                                     static_cast<double>(kCalls * state.iterations());
+}
+BENCHMARK(BM_BatchFlushCold)
+    ->ArgsProduct({{2, 8}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(2000)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kNanosecond);
 
 // The replay benchmark's sequence_step mode on the host: range(0) calls of G = range(1) groups
 // made through a step-bounded SequenceRecorder, then EndStep; once the period is learned, each

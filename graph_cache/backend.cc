@@ -61,7 +61,6 @@ class CudaExecutableGraph final : public ExecutableGraph {
     ENCORE_RETURN_IF_CUDA_ERROR(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
     return absl::OkStatus();
   }
-  const void* launch_handle() const override { return exec_.get(); }
 
  private:
   Graph graph_;  // declared before exec_: destroyed after it

@@ -55,9 +55,6 @@ class ExecutableGraph {
   // unaffected. FailedPrecondition when `plan` has another number of kernels than was captured.
   [[nodiscard]] virtual absl::Status Patch(size_t launch, const gemm::LaunchPlan& plan) = 0;
   [[nodiscard]] virtual absl::Status Launch(cudaStream_t stream) = 0;
-  // An address whose first lines Launch reads (the driver's exec object), for prefetch hints
-  // only (never dereferenced by the caller); null when there is none.
-  virtual const void* launch_handle() const { return nullptr; }
 };
 
 // What a Build attempt got to, for the executor's counters.

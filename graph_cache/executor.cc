@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "cuda_utils/status.h"
-#include "graph_cache/internal/line_hints.h"
+#include "graph_cache/internal/prefetch.h"
 
 namespace encore::graph_cache {
 
@@ -160,10 +160,6 @@ struct GraphExecutor::Variant : internal::LruNode {
   // A bound exec (RebindMode::kBound; Entry::bound): serves any pointers, so its stored bindings
   // are only those it was captured with; it is never found by Find nor memoized.
   bool bound = false;
-  // The lines the hit after this variant's last launch read (NoteSuccessorLocked), prefetched
-  // before its next launch (ExecutorOptions::prefetch_hints). Kept last: a hit's own fields
-  // stay in the object's first lines.
-  internal::LineHints<10> successor;
 
   // A bound exec serves a call on its stream with its device_m and exact M per group.
   bool ServesBound(const Binding& b) const {
@@ -381,10 +377,7 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
       found = MemoLaunchLocked(memo_key, calls, stream, &out);
       // NOTES: the call of a fast hit is counted under the lock (counters() adds both), which
       // spares the hit path an atomic read-modify-write.
-      if (found && out.launched) {
-        AddLocked(counters_.fast_hit_calls, 1);
-        NoteSuccessorLocked(out.variant, calls);
-      }
+      if (found && out.launched) AddLocked(counters_.fast_hit_calls, 1);
     }
     if (found) {
       if (out.launched) return absl::OkStatus();
@@ -407,7 +400,6 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
     encore::MutexLock lock(&mu_);
     out = RunLocked(calls, &sig_ptr, words, hash, stream, /*capture_immediately=*/false);
     if (out.launched && memo) MemoRememberLocked(out.variant, memo_key);
-    if (out.launched) NoteSuccessorLocked(out.variant, calls);
   }
   if (out.launched) return absl::OkStatus();
   return RunDirect(calls, stream, out.reason);
@@ -418,9 +410,10 @@ bool GraphExecutor::MemoLaunchLocked(size_t key, absl::Span<const GemmCall> call
   for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
     if (w.variant == nullptr || w.key != key) continue;
     // NOTES: a batch's compare reads every call's groups twice over (the caller's and the
-    // stored ones) in many short runs that the hardware prefetcher learns too late; issued all
-    // at once, their misses overlap.
-    if (calls.size() > 1 && options_.prefetch_hints) w.variant->PrefetchCompare(calls);
+    // stored ones) in many short runs that the hardware prefetcher learns too late; requested
+    // all at once, their misses overlap (ExecutorOptions::prefetch_batch_compare). A single
+    // call's few lines gain nothing from it.
+    if (calls.size() > 1 && options_.prefetch_batch_compare) w.variant->PrefetchCompare(calls);
     if (!w.variant->HoldsCalls(calls, stream)) continue;
     *out = FastHitLocked(w.variant, calls.size(), stream);
     return true;
@@ -473,10 +466,7 @@ absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
     if (ticket->epoch == mutation_epoch_) {
       // The variant is alive (nothing was removed since the ticket) and unpatched.
       const Outcome out = FastHitLocked(ticket->variant, calls.size(), stream);
-      if (out.launched) {
-        NoteSuccessorLocked(out.variant, calls);
-        return absl::OkStatus();
-      }
+      if (out.launched) return absl::OkStatus();
       *ticket = BatchTicket{};  // the launch failed and dropped the variant
       return RunDirect(calls, stream, out.reason);
     }
@@ -491,7 +481,6 @@ absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
       ENCORE_RETURN_IF_ERROR(RunBatchLocked(calls, stream, batch_options, &out));
       if (out.launched && memo) MemoRememberLocked(out.variant, memo_key);
     }
-    if (out.launched) NoteSuccessorLocked(out.variant, calls);
     if (ticket != nullptr) {
       *ticket = out.launched ? BatchTicket{out.variant, stream, mutation_epoch_} : BatchTicket{};
     }
@@ -709,9 +698,6 @@ bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
 
 GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t stream) {
   AddLocked(counters_.hits, 1);
-  // NOTES: issued before the launch, so the lines arrive while the driver works (~2 us): the next
-  // call's hit then finds them in this core's caches, whatever evicted them since its last use.
-  if (options_.prefetch_hints) v->successor.Prefetch();
   if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
     RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
@@ -726,27 +712,6 @@ GraphExecutor::Outcome GraphExecutor::FastHitLocked(Variant* v, size_t num_calls
   const Outcome out = LaunchHitLocked(v, stream);
   if (out.launched) AddLocked(counters_.fast_hits, num_calls);
   return out;
-}
-
-void GraphExecutor::NoteSuccessorLocked(Variant* v, absl::Span<const GemmCall> calls) {
-  if (!options_.prefetch_hints) return;
-  if (Variant* p = last_launched_; p != nullptr && v != nullptr) {
-    // What a fast hit of v reads, in order: its memo set, the variant, the caller's groups, the
-    // entry's key words, the stored bindings, the graph object and the driver's exec.
-    internal::LineHints<10>& h = p->successor;
-    h.Clear();
-    if (v->memo_set != Variant::kNoSet) h.Add(memo_[v->memo_set], sizeof(memo_[0]), 1);
-    h.Add(v, sizeof(Variant), 2);
-    const gemm::GroupedGemmArguments& args = calls.front().args;
-    h.Add(args.groups.data(), args.groups.size() * sizeof(gemm::GroupProblem), 8);
-    h.Add(v->entry, sizeof(Entry), 1);
-    h.Add(v->entry->key.data(), v->entry->key.size() * sizeof(uint32_t), 4);
-    h.Add(v->nodes.data(), v->nodes.size() * sizeof(Variant::Node), 2);
-    h.Add(v->groups.data(), v->groups.size() * sizeof(GroupBinding), 8);
-    h.Add(v->graph.get(), 64, 1);
-    h.Add(v->graph->launch_handle(), 256, 4);
-  }
-  last_launched_ = v;
 }
 
 void GraphExecutor::LaunchedLocked(Variant* v) {
@@ -1126,7 +1091,6 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
 
 void GraphExecutor::RemoveLocked(Variant* v, bool evicted, const Entry* keep) {
   ++mutation_epoch_;
-  if (last_launched_ == v) last_launched_ = nullptr;
   SubLocked(counters_.live_execs, 1);
   SubLocked(counters_.live_bytes, v->lru_bytes);
   AddLocked(evicted ? counters_.evictions : counters_.dropped, 1);

@@ -329,12 +329,6 @@ class GraphExecutor {
   absl::Status RunBatchLocked(absl::Span<const GemmCall> calls, cudaStream_t stream,
                               BatchRunOptions batch_options, Outcome* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Prefetch hints (ExecutorOptions::prefetch_hints): records `v`, just launched for `calls`, as
-  // the successor of the variant launched before it (that variant's Variant::successor: the lines
-  // v's next hit reads), and remembers v for the next launch; a null `v` (a bound launch)
-  // forgets the last one.
-  void NoteSuccessorLocked(Variant* v, absl::Span<const GemmCall> calls)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Memoizes variant `v` under `key` (moving it out of its previous set).
   void MemoRememberLocked(Variant* v, size_t key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes `v` out of the memo.
@@ -441,9 +435,6 @@ class GraphExecutor {
   // Hashes of evicted structures and of evicted (structure, bindings) variants.
   internal::RecurrenceCounter ghosts_ ABSL_GUARDED_BY(mu_);
   uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;  // stamps Variant::last_use
-  // The variant launched last (its successor hints are written at the next launch); cleared
-  // when it is removed.
-  Variant* last_launched_ ABSL_GUARDED_BY(mu_) = nullptr;
   // Bumped whenever a variant is removed or has nodes patched: invalidates every BatchTicket.
   uint64_t mutation_epoch_ ABSL_GUARDED_BY(mu_) = 0;
   internal::ThrashGuard guard_ ABSL_GUARDED_BY(mu_);

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/status.h"
-#include "graph_cache/internal/line_hints.h"
+#include "graph_cache/internal/prefetch.h"
 
 namespace encore::graph_cache {
 
@@ -72,10 +72,10 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
 
   // Replaying.
   Record& expected = period_[static_cast<size_t>(pos_)];
+  if (pos_ == 0 && executor_->options().prefetch_batch_compare) PrefetchPeriod();
   const bool match = expected.Matches(args, kind);
-  if (match && executor_->options().prefetch_hints) {
-    if (expected.caller_groups != args.groups.data()) expected.caller_groups = args.groups.data();
-    PrefetchAhead();
+  if (match && expected.caller_groups != args.groups.data()) {
+    expected.caller_groups = args.groups.data();
   }
   if (!match) {
     if (options_.mode == SequenceMode::kStepBounded) {
@@ -170,16 +170,13 @@ void SequenceRecorder::TryAdopt(int p) {
   ++counters_.periods_learned;
 }
 
-void SequenceRecorder::PrefetchAhead() const {
-  const size_t len = static_cast<size_t>(period_len_);
-  const size_t pos = static_cast<size_t>(pos_);
-  // The next record was prefetched one call ago: its header is cheap to read now.
-  const Record& next = period_[(pos + 1) % len];
-  const size_t bytes = sizeof(gemm::GroupProblem) * static_cast<size_t>(next.num_groups);
-  internal::PrefetchLines(next.caller_groups, bytes);
-  // Two on: its header and as many groups as the next call has (not read: it may be cold).
-  const Record& after = period_[(pos + 2) % len];
-  internal::PrefetchLines(&after, offsetof(Record, groups) + bytes);
+void SequenceRecorder::PrefetchPeriod() const {
+  for (int q = 0; q < period_len_; ++q) {
+    const Record& r = period_[static_cast<size_t>(q)];
+    const size_t bytes = sizeof(gemm::GroupProblem) * static_cast<size_t>(r.num_groups);
+    internal::PrefetchLines(&r, offsetof(Record, groups) + bytes);
+    internal::PrefetchLines(r.caller_groups, bytes);
+  }
 }
 
 absl::Status SequenceRecorder::LaunchPeriod() {

@@ -254,21 +254,17 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
 
   auto executor = [&](int max_bindings, std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
                       graph_cache::RebindMode rebind = graph_cache::RebindMode::kPatch,
-                      bool prefetch_hints = true) -> absl::StatusOr<Cache> {
+                      bool prefetch_batch_compare = true) -> absl::StatusOr<Cache> {
     graph_cache::ExecutorOptions o;
     o.max_bindings_per_structure = max_bindings;
     o.rebind = rebind;
-    o.prefetch_hints = prefetch_hints;
+    o.prefetch_batch_compare = prefetch_batch_compare;
     Cache c{runner, nullptr};
     ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(runner.get(), o));
     return c;
   };
   ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_per_call", std::move(per_call)));
-  if (ab_prefetch) {
-    ENCORE_ASSIGN_OR_RETURN(auto off, executor(16, shared, graph_cache::RebindMode::kPatch, false));
-    modes.push_back(std::make_unique<ExecutorMode>("graph_per_call_nopf", std::move(off)));
-  }
   modes.push_back(std::make_unique<PrebuiltGraphMode>(shared));
   ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));

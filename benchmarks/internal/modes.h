@@ -34,8 +34,9 @@ namespace encore::bench {
 
 // Every mode, in the order above, sharing `runner` (each mode holds a reference), but
 // graph_batch_fused, which uses `fused` (skipped when null). `ab_prefetch` adds, right after
-// graph_per_call, graph_batch and sequence_step, their controls without prefetch hints
-// (`<mode>_nopf`, graph_cache::ExecutorOptions::prefetch_hints = false): an A/B in one process.
+// graph_batch and sequence_step, their controls without the batch compare's prefetch
+// (graph_batch_nopf, sequence_step_nopf: graph_cache::ExecutorOptions::prefetch_batch_compare =
+// false): an A/B in one process.
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
     std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr, bool ab_prefetch = false);

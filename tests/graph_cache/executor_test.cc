@@ -1413,21 +1413,21 @@ TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {
   RunMergedAndCheck(calls, {&a, &b, &c}, 2);
 }
 
-// The prefetch hints (ExecutorOptions::prefetch_hints) only prefetch: an executor with them and
-// one without, given the same calls, make the same decisions and the same outputs, through
-// rotations within and beyond the variants' room, evictions of the variant launched last, batches
-// (the compare's prefetch), a failed launch and Clear.
-TEST(PrefetchHintsTest, ChangeNoDecisionAndNoResult) {
+// The batch compare's prefetch (ExecutorOptions::prefetch_batch_compare) only prefetches: an
+// executor with it and one without, given the same calls, make the same decisions and the same
+// outputs, through batches replayed from the memo between rotations within and beyond the
+// variants' room, evictions, a failed launch and Clear.
+TEST(PrefetchBatchCompareTest, ChangesNoDecisionAndNoResult) {
   ExecutorCounters counters[2];
   for (const bool hints : {true, false}) {
-    SCOPED_TRACE(hints ? "with hints" : "without");
+    SCOPED_TRACE(hints ? "with the prefetch" : "without");
     FakeGemm gemm(FakeGemm::Device::kHost);
     auto backend = std::make_unique<HostGraphBackend>();
     ExecutorOptions o;
     o.max_bindings_per_structure = 3;
     o.max_entries = 5;
     o.thrash.enabled = false;
-    o.prefetch_hints = hints;
+    o.prefetch_batch_compare = hints;
     auto made = GraphExecutor::CreateWithBackend(&gemm, std::move(backend), o);
     ASSERT_TRUE(made.ok()) << made.status();
     GraphExecutor& exec = **made;

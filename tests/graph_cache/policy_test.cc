@@ -5,7 +5,6 @@
 
 #include "gemm/problem.h"
 #include "graph_cache/internal/early_reads.h"
-#include "graph_cache/internal/line_hints.h"
 #include "graph_cache/internal/lru.h"
 #include "graph_cache/internal/period_detector.h"
 #include "graph_cache/internal/recurrence.h"
@@ -14,33 +13,6 @@
 
 namespace encore::graph_cache::internal {
 namespace {
-
-TEST(LineHintsTest, RecordsLineRangesWithinTheirCaps) {
-  alignas(64) static char buf[1024];
-  LineHints<3> h;
-  h.Add(buf + 10, 100);  // bytes 10..109: lines 0 and 1
-  EXPECT_EQ(h.lines(), 2u);
-  EXPECT_TRUE(h.Covers(buf));
-  EXPECT_TRUE(h.Covers(buf + 127));
-  EXPECT_FALSE(h.Covers(buf + 128));
-  h.Add(buf + 256, 1024 - 256, /*max_lines=*/3);  // 12 lines, capped at 3
-  EXPECT_EQ(h.lines(), 5u);
-  EXPECT_TRUE(h.Covers(buf + 256 + 191));
-  EXPECT_FALSE(h.Covers(buf + 256 + 192));
-  h.Add(nullptr, 64);  // ignored
-  h.Add(buf, 0);       // ignored
-  EXPECT_EQ(h.size(), 2);
-  h.Add(buf + 1000, 8);
-  h.Add(buf + 512, 64);  // full: ignored
-  EXPECT_EQ(h.size(), 3);
-  EXPECT_FALSE(h.Covers(buf + 512));
-  h.Prefetch();
-  h.Clear();
-  EXPECT_EQ(h.size(), 0);
-  EXPECT_EQ(h.lines(), 0u);
-  PrefetchLines(buf + 3, sizeof(buf) - 3, 4);
-  PrefetchLines(nullptr, 100);
-}
 
 struct Item : LruNode {
   int id = 0;
