@@ -274,7 +274,8 @@ void GraphExecutor::Variant::PrefetchCompare(absl::Span<const GemmCall> calls) c
   internal::PrefetchLines(entry->key.data(), entry->key.size() * sizeof(uint32_t));
   internal::PrefetchLines(groups.data(), groups.size() * sizeof(GroupBinding));
   for (const GemmCall& c : calls) {
-    internal::PrefetchLines(c.args.groups.data(), c.args.groups.size() * sizeof(gemm::GroupProblem));
+    const absl::Span<const gemm::GroupProblem> g = c.args.groups;
+    internal::PrefetchLines(g.data(), g.size() * sizeof(gemm::GroupProblem));
   }
 }
 

@@ -1434,7 +1434,8 @@ TEST(PrefetchBatchCompareTest, ChangesNoDecisionAndNoResult) {
     auto ps = BufferSets(4, kShape);  // one more set than a structure's room: patches
     std::vector<std::unique_ptr<HostProblem>> others;
     for (int i = 0; i < 3; ++i) {
-      others.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8 + 8 * i, 64, 64}}, 40 + i));
+      others.push_back(
+          std::make_unique<HostProblem>(std::vector<Dims>{{8 + 8 * i, 64, 64}}, 40 + i));
     }
     auto run = [&](HostProblem& p) {
       p.ClearC();
