@@ -4,7 +4,6 @@
 //   tools/bazel run //benchmarks:replay                      # summary table at the end
 //   tools/bazel run //benchmarks:replay -- --benchmark_format=json
 //   ... -- --encore_json=benchmarks/results/replay.json --encore_commit=$(git rev-parse HEAD)
-//   ... -- --encore_ab_prefetch=1    # adds graph_batch_nopf, sequence_step_nopf (no prefetch)
 //
 // Workloads: the four GPU MODE benchmark shapes (15 distinct input sets each, L2 flushed before
 // every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
@@ -588,8 +587,6 @@ int Main(int argc, char** argv) {
   std::string command = absl::StrJoin(argv, argv + argc, " ");
   const std::string json_path = TakeFlag(&argc, argv, "encore_json");
   const std::string commit = TakeFlag(&argc, argv, "encore_commit");
-  // --encore_ab_prefetch=1: the batch compare prefetch's A/B controls as extra modes (MakeModes).
-  const bool ab_prefetch = TakeFlag(&argc, argv, "encore_ab_prefetch") == "1";
   // With --benchmark_format=json (or csv) stdout must stay parseable: the summary goes to stderr.
   bool machine_readable = false;
   for (int i = 1; i < argc; ++i) {
@@ -642,8 +639,7 @@ int Main(int argc, char** argv) {
       gemm::Nvfp4GroupedGemm::Create(options);
   if (!fused_runner.ok()) return fail(fused_runner.status());
   absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes =
-      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)),
-                ab_prefetch);
+      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)));
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {

@@ -10,8 +10,8 @@
 //     between calls (only the Run timed).
 //   BM_ExecutorHarnessCold/G: the main job's per-call batch (15 calls of one of 5 structures,
 //     caches evicted before it, a driver stand-in per launch).
-//   BM_BatchFlushCold/G/P: a batch of 15 calls of G groups (one of 5 batches), caches evicted
-//     before it; P: ExecutorOptions::prefetch_batch_compare off / on.
+//   BM_BatchFlushCold/G: a batch of 15 calls of G groups (one of 5 batches), caches evicted
+//     before it.
 //   BM_BatchFlush/C/G: C calls of G groups added to a GemmBatch and flushed as one graph.
 //   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
@@ -391,14 +391,12 @@ BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
 
 // GemmBatch::Flush of 15 calls of range(0) groups with cold caches: 5 batches (distinct buffers)
 // in rotation, 8 MiB of other data read before each (untimed), the batch's Add and Flush timed.
-// range(1): ExecutorOptions::prefetch_batch_compare. The time is per call.
+// The time is per call.
 void BM_BatchFlushCold(benchmark::State& state) {
   constexpr int kBatches = 5;
   constexpr int kCalls = 15;
   NullGemm gemm;
-  ExecutorOptions o;
-  o.prefetch_batch_compare = state.range(1) != 0;
-  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state, o);
+  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state);
   if (exec == nullptr) return;
   const int ng = static_cast<int>(state.range(0));
   std::vector<std::vector<gemm::GroupProblem>> sets;
@@ -437,7 +435,8 @@ void BM_BatchFlushCold(benchmark::State& state) {
                                      static_cast<double>(kCalls * state.iterations());
 }
 BENCHMARK(BM_BatchFlushCold)
-    ->ArgsProduct({{2, 8}, {0, 1}})
+    ->Arg(2)
+    ->Arg(8)
     ->UseManualTime()
     ->Iterations(2000)
     ->Repetitions(5)

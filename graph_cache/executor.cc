@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "cuda_utils/status.h"
-#include "graph_cache/internal/prefetch.h"
 
 namespace encore::graph_cache {
 
@@ -198,8 +197,6 @@ struct GraphExecutor::Variant : internal::LruNode {
   // with the stored bindings (a dynamic-M capacity equal to the stored one has the stored key's
   // bucket).
   bool HoldsCalls(absl::Span<const GemmCall> calls, const void* stream) const;
-  // Prefetches every line HoldsCalls(calls, ...) reads.
-  void PrefetchCompare(absl::Span<const GemmCall> calls) const;
   // BindingsHash / BindingsFingerprint of the stored bindings.
   size_t HashStored() const {
     size_t h = 0;
@@ -267,16 +264,6 @@ bool GraphExecutor::Variant::HoldsCalls(absl::Span<const GemmCall> calls,
     }
   }
   return true;
-}
-
-void GraphExecutor::Variant::PrefetchCompare(absl::Span<const GemmCall> calls) const {
-  internal::PrefetchLines(nodes.data(), nodes.size() * sizeof(Node));
-  internal::PrefetchLines(entry->key.data(), entry->key.size() * sizeof(uint32_t));
-  internal::PrefetchLines(groups.data(), groups.size() * sizeof(GroupBinding));
-  for (const GemmCall& c : calls) {
-    const absl::Span<const gemm::GroupProblem> g = c.args.groups;
-    internal::PrefetchLines(g.data(), g.size() * sizeof(gemm::GroupProblem));
-  }
 }
 
 GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner, std::unique_ptr<GraphBackend> backend,
@@ -409,13 +396,7 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
 bool GraphExecutor::MemoLaunchLocked(size_t key, absl::Span<const GemmCall> calls,
                                      cudaStream_t stream, Outcome* out) {
   for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
-    if (w.variant == nullptr || w.key != key) continue;
-    // NOTES: a batch's compare reads every call's groups twice over (the caller's and the
-    // stored ones) in many short runs that the hardware prefetcher learns too late; requested
-    // all at once, their misses overlap (ExecutorOptions::prefetch_batch_compare). A single
-    // call's few lines gain nothing from it.
-    if (calls.size() > 1 && options_.prefetch_batch_compare) w.variant->PrefetchCompare(calls);
-    if (!w.variant->HoldsCalls(calls, stream)) continue;
+    if (w.variant == nullptr || w.key != key || !w.variant->HoldsCalls(calls, stream)) continue;
     *out = FastHitLocked(w.variant, calls.size(), stream);
     return true;
   }

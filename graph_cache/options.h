@@ -130,15 +130,6 @@ struct ExecutorOptions {
   int merge_max_launch_kblocks_per_sm = 256;
   size_t merge_max_token_bytes = size_t{24} << 20;
   ThrashGuardOptions thrash;
-  // A batch's memo compare (RunBatch, GemmBatch::Flush) first prefetches every line it will read,
-  // the caller's groups and the variant's (internal/prefetch.h), and a replaying SequenceRecorder
-  // prefetches its whole period's records and the caller's groups at each period's first call;
-  // what runs is the same either way.
-  // Run 195 (H200 host, 14 processes, A/B in each): in the host's slow state a batch of 15 calls
-  // cost 0.03-0.15 us a call less (0.199-0.332 against 0.268-0.457), in the fast state the same
-  // within +-0.02. (Prefetching a single call's lines ahead of its launch, and a sequence's
-  // records ahead, measured 0.01-0.15 us dearer there and were not kept.) Off: the A/B control.
-  bool prefetch_batch_compare = true;
 };
 
 // OK, or InvalidArgument naming the first field whose value makes no sense (min_repeats < 1,

@@ -1,12 +1,10 @@
 #include "graph_cache/sequence.h"
 
 #include <algorithm>
-#include <cstddef>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cuda_utils/status.h"
-#include "graph_cache/internal/prefetch.h"
 
 namespace encore::graph_cache {
 
@@ -14,7 +12,6 @@ void SequenceRecorder::Record::Assign(const gemm::GroupedGemmArguments& args, ge
   kind = k;
   num_groups = static_cast<int>(args.groups.size());
   device_m = args.device_m;
-  caller_groups = args.groups.data();
   std::copy(args.groups.begin(), args.groups.end(), groups);
 }
 
@@ -71,12 +68,7 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
   if (state_ == State::kLearning) return Learn(args, kind);
 
   // Replaying.
-  Record& expected = period_[static_cast<size_t>(pos_)];
-  if (pos_ == 0 && executor_->options().prefetch_batch_compare) PrefetchPeriod();
-  const bool match = expected.Matches(args, kind);
-  if (match && expected.caller_groups != args.groups.data()) {
-    expected.caller_groups = args.groups.data();
-  }
+  const bool match = period_[static_cast<size_t>(pos_)].Matches(args, kind);
   if (!match) {
     if (options_.mode == SequenceMode::kStepBounded) {
       ENCORE_RETURN_IF_ERROR(FlushDeferred());
@@ -168,15 +160,6 @@ void SequenceRecorder::TryAdopt(int p) {
   state_ = counters_.speculation_disabled ? State::kPassThrough : State::kReplaying;
   counters_.period = state_ == State::kReplaying ? p : 0;
   ++counters_.periods_learned;
-}
-
-void SequenceRecorder::PrefetchPeriod() const {
-  for (int q = 0; q < period_len_; ++q) {
-    const Record& r = period_[static_cast<size_t>(q)];
-    const size_t bytes = sizeof(gemm::GroupProblem) * static_cast<size_t>(r.num_groups);
-    internal::PrefetchLines(&r, offsetof(Record, groups) + bytes);
-    internal::PrefetchLines(r.caller_groups, bytes);
-  }
 }
 
 absl::Status SequenceRecorder::LaunchPeriod() {

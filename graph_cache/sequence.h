@@ -125,9 +125,6 @@ class SequenceRecorder {
     gemm::KernelKind kind = gemm::KernelKind::kAuto;
     int num_groups = 0;
     const int32_t* device_m = nullptr;
-    // Where the caller's groups were when this call was last recorded or matched: a prefetch
-    // hint only (PrefetchPeriod), never read through.
-    const void* caller_groups = nullptr;
     gemm::GroupProblem groups[gemm::kMaxGroups];
 
     void Assign(const gemm::GroupedGemmArguments& args, gemm::KernelKind k);
@@ -142,10 +139,6 @@ class SequenceRecorder {
   absl::Status Learn(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind);
   // The detector proposed period p: verify it exactly and switch to replaying.
   void TryAdopt(int p);
-  // At the first call of a replayed period: prefetches every record of the period and the
-  // caller's groups where each call last had them (ExecutorOptions::prefetch_batch_compare: the
-  // period's compares are a batch's compare spread over its calls).
-  void PrefetchPeriod() const;
   absl::Status LaunchPeriod();
   absl::Status FlushDeferred();
   void Diverge();

@@ -166,8 +166,8 @@ class BatchMode : public Mode {
 // marks the step boundary; the recorder learns the period and replays it as one graph.
 class SequenceMode : public Mode {
  public:
-  SequenceMode(const char* name, Cache cache) : name_(name), cache_(std::move(cache)) {}
-  const char* name() const override { return name_; }
+  explicit SequenceMode(Cache cache) : cache_(std::move(cache)) {}
+  const char* name() const override { return "sequence_step"; }
   absl::Status Begin(const InputSets&, cudaStream_t stream) override {
     graph_cache::SequenceOptions options;
     options.mode = graph_cache::SequenceMode::kStepBounded;
@@ -182,7 +182,6 @@ class SequenceMode : public Mode {
   uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
 
  private:
-  const char* name_;
   Cache cache_;
   std::unique_ptr<graph_cache::SequenceRecorder> rec_;
 };
@@ -247,18 +246,17 @@ class DynamicMMode : public Mode {
 
 absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> shared,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused, bool ab_prefetch) {
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
 
   auto executor = [&](int max_bindings, std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
-                      graph_cache::RebindMode rebind = graph_cache::RebindMode::kPatch,
-                      bool prefetch_batch_compare = true) -> absl::StatusOr<Cache> {
+                      graph_cache::RebindMode rebind =
+                          graph_cache::RebindMode::kPatch) -> absl::StatusOr<Cache> {
     graph_cache::ExecutorOptions o;
     o.max_bindings_per_structure = max_bindings;
     o.rebind = rebind;
-    o.prefetch_batch_compare = prefetch_batch_compare;
     Cache c{runner, nullptr};
     ENCORE_ASSIGN_OR_RETURN(c.exec, graph_cache::GraphExecutor::Create(runner.get(), o));
     return c;
@@ -274,21 +272,13 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
       std::make_unique<ExecutorMode>("graph_rebind_bound", std::move(rebind_bound)));
   ENCORE_ASSIGN_OR_RETURN(auto batch, executor(16, shared));
   modes.push_back(std::make_unique<BatchMode>("graph_batch", std::move(batch)));
-  if (ab_prefetch) {
-    ENCORE_ASSIGN_OR_RETURN(auto off, executor(16, shared, graph_cache::RebindMode::kPatch, false));
-    modes.push_back(std::make_unique<BatchMode>("graph_batch_nopf", std::move(off)));
-  }
   modes.push_back(std::make_unique<PrebuiltBatchMode>(shared));
   if (fused != nullptr) {
     ENCORE_ASSIGN_OR_RETURN(auto batch_fused, executor(16, fused));
     modes.push_back(std::make_unique<BatchMode>("graph_batch_fused", std::move(batch_fused)));
   }
   ENCORE_ASSIGN_OR_RETURN(auto sequence, executor(16, shared));
-  modes.push_back(std::make_unique<SequenceMode>("sequence_step", std::move(sequence)));
-  if (ab_prefetch) {
-    ENCORE_ASSIGN_OR_RETURN(auto off, executor(16, shared, graph_cache::RebindMode::kPatch, false));
-    modes.push_back(std::make_unique<SequenceMode>("sequence_step_nopf", std::move(off)));
-  }
+  modes.push_back(std::make_unique<SequenceMode>(std::move(sequence)));
   ENCORE_ASSIGN_OR_RETURN(auto dynamic, executor(16, shared));
   modes.push_back(std::make_unique<DynamicMMode>(std::move(dynamic)));
   return modes;

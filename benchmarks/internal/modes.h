@@ -33,13 +33,10 @@
 namespace encore::bench {
 
 // Every mode, in the order above, sharing `runner` (each mode holds a reference), but
-// graph_batch_fused, which uses `fused` (skipped when null). `ab_prefetch` adds, right after
-// graph_batch and sequence_step, their controls without the batch compare's prefetch
-// (graph_batch_nopf, sequence_step_nopf: graph_cache::ExecutorOptions::prefetch_batch_compare =
-// false): an A/B in one process.
+// graph_batch_fused, which uses `fused` (skipped when null).
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr, bool ab_prefetch = false);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr);
 
 }  // namespace encore::bench
 

@@ -1413,68 +1413,6 @@ TEST_F(ExecutorTest, SameSumsMergesNoStreamKCall) {
   RunMergedAndCheck(calls, {&a, &b, &c}, 2);
 }
 
-// The batch compare's prefetch (ExecutorOptions::prefetch_batch_compare) only prefetches: an
-// executor with it and one without, given the same calls, make the same decisions and the same
-// outputs, through batches replayed from the memo between rotations within and beyond the
-// variants' room, evictions, a failed launch and Clear.
-TEST(PrefetchBatchCompareTest, ChangesNoDecisionAndNoResult) {
-  ExecutorCounters counters[2];
-  for (const bool hints : {true, false}) {
-    SCOPED_TRACE(hints ? "with the prefetch" : "without");
-    FakeGemm gemm(FakeGemm::Device::kHost);
-    auto backend = std::make_unique<HostGraphBackend>();
-    ExecutorOptions o;
-    o.max_bindings_per_structure = 3;
-    o.max_entries = 5;
-    o.thrash.enabled = false;
-    o.prefetch_batch_compare = hints;
-    auto made = GraphExecutor::CreateWithBackend(&gemm, std::move(backend), o);
-    ASSERT_TRUE(made.ok()) << made.status();
-    GraphExecutor& exec = **made;
-    auto ps = BufferSets(4, kShape);  // one more set than a structure's room: patches
-    std::vector<std::unique_ptr<HostProblem>> others;
-    for (int i = 0; i < 3; ++i) {
-      others.push_back(
-          std::make_unique<HostProblem>(std::vector<Dims>{{8 + 8 * i, 64, 64}}, 40 + i));
-    }
-    auto run = [&](HostProblem& p) {
-      p.ClearC();
-      ENCORE_ASSERT_OK(exec.Run(p.args(), FakeStream(1), KernelKind::kSimple));
-      EXPECT_TRUE(p.Check(0));
-    };
-    for (int round = 0; round < 6; ++round) {
-      for (auto& p : ps) ASSERT_NO_FATAL_FAILURE(run(*p));
-      for (auto& p : others) ASSERT_NO_FATAL_FAILURE(run(*p));  // evicts the rotation's variants
-      for (auto& p : others) p->ClearC();
-      const std::vector<GemmCall> calls =
-          SimpleCalls({others[0]->args(), others[1]->args(), others[2]->args()});
-      ENCORE_ASSERT_OK(exec.RunBatch(calls, FakeStream(1)));
-      for (auto& p : others) EXPECT_TRUE(p->Check(0));
-      if (round == 3) {
-        gemm.FailNextLaunches(1);  // drops the variant it launches (maybe the last launched)
-        ASSERT_NO_FATAL_FAILURE(run(*ps[0]));
-      }
-      if (round == 4) exec.Clear();
-    }
-    counters[hints ? 0 : 1] = exec.counters();
-  }
-  const ExecutorCounters& a = counters[0];
-  const ExecutorCounters& b = counters[1];
-  EXPECT_GT(a.evictions, 0u);
-  EXPECT_GT(a.patches, 0u);
-  EXPECT_GT(a.fast_hits, 0u);
-  EXPECT_EQ(a.calls, b.calls);
-  EXPECT_EQ(a.direct_launches, b.direct_launches);
-  EXPECT_EQ(a.graph_launches, b.graph_launches);
-  EXPECT_EQ(a.hits, b.hits);
-  EXPECT_EQ(a.fast_hits, b.fast_hits);
-  EXPECT_EQ(a.captures, b.captures);
-  EXPECT_EQ(a.patches, b.patches);
-  EXPECT_EQ(a.evictions, b.evictions);
-  EXPECT_EQ(a.dropped, b.dropped);
-  EXPECT_EQ(a.live_execs, b.live_execs);
-}
-
 TEST(FallbackReasonTest, EveryReasonHasAName) {
   for (int r = 0; r <= static_cast<int>(FallbackReason::kLaunchFailed); ++r) {
     EXPECT_STRNE(FallbackReasonName(static_cast<FallbackReason>(r)), "unknown");

@@ -7,7 +7,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "tests/graph_cache/fake_gemm.h"
 #include "tests/graph_cache/host_backend.h"
@@ -142,67 +141,6 @@ TEST_F(SequenceTest, StepBoundedDivergenceFlushesAndRelearns) {
   EXPECT_EQ(c.flushed_calls, 2u) << "calls 0 and 1 of step 6 were deferred, then flushed";
   EXPECT_EQ(c.periods_learned, 2u);
   EXPECT_EQ(c.period, 4);
-}
-
-// The period's prefetch (ExecutorOptions::prefetch_batch_compare) only prefetches: recorders over
-// executors with and without it, given the same calls (through arrays of groups that move every
-// other step, a divergence, and both modes), count the same and compute the same.
-TEST(SequencePrefetchTest, ChangesNothing) {
-  for (SequenceMode mode : {SequenceMode::kStepBounded, SequenceMode::kSpeculative}) {
-    SequenceCounters counters[2];
-    for (const bool prefetch : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << "mode " << static_cast<int>(mode) << " prefetch "
-                                      << prefetch);
-      FakeGemm gemm(FakeGemm::Device::kHost);
-      ExecutorOptions o;
-      o.prefetch_batch_compare = prefetch;
-      auto e = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<HostGraphBackend>(), o);
-      ASSERT_TRUE(e.ok()) << e.status();
-      SequenceOptions so;
-      so.mode = mode;
-      auto r = SequenceRecorder::Create(e->get(), FakeStream(1), so);
-      ASSERT_TRUE(r.ok()) << r.status();
-      SequenceRecorder& rec = **r;
-      std::vector<std::unique_ptr<HostProblem>> ps;
-      for (int i = 0; i < 5; ++i) {
-        ps.push_back(std::make_unique<HostProblem>(std::vector<Dims>{{8 + 8 * i, 64, 64}}, 50 + i));
-      }
-      HostProblem odd({{24, 64, 128}}, 77);
-      for (int step = 0; step < 14; ++step) {
-        for (auto& p : ps) p->ClearC();
-        odd.ClearC();
-        for (int i = 0; i < 5; ++i) {
-          HostProblem& p = (step == 8 && i == 3) ? odd : *ps[i];
-          // The caller's groups in a fresh array on odd steps: the recorded hints go stale.
-          const gemm::GroupedGemmArguments a = p.args();
-          std::vector<gemm::GroupProblem> moved(a.groups.begin(), a.groups.end());
-          gemm::GroupedGemmArguments b = a;
-          if (step % 2 == 1) b.groups = absl::MakeConstSpan(moved);
-          ENCORE_ASSERT_OK(rec.Run(b, KernelKind::kSimple));
-        }
-        ENCORE_ASSERT_OK(rec.EndStep());
-        if (mode == SequenceMode::kStepBounded) {
-          for (int i = 0; i < 5; ++i) {
-            HostProblem& p = (step == 8 && i == 3) ? odd : *ps[i];
-            EXPECT_TRUE(p.Check(0)) << "step " << step << " call " << i;
-          }
-        }
-      }
-      counters[prefetch ? 0 : 1] = rec.counters();
-    }
-    const SequenceCounters& a = counters[0];
-    const SequenceCounters& b = counters[1];
-    EXPECT_GT(a.period_launches, 0u);
-    EXPECT_EQ(a.divergences, 1u);
-    EXPECT_EQ(a.calls, b.calls);
-    EXPECT_EQ(a.periods_learned, b.periods_learned);
-    EXPECT_EQ(a.period_launches, b.period_launches);
-    EXPECT_EQ(a.replayed_calls, b.replayed_calls);
-    EXPECT_EQ(a.passthrough_calls, b.passthrough_calls);
-    EXPECT_EQ(a.flushed_calls, b.flushed_calls);
-    EXPECT_EQ(a.divergences, b.divergences);
-    EXPECT_EQ(a.speculative_hazards, b.speculative_hazards);
-  }
 }
 
 // A period launch skips the executor's compare of its calls (the recorder's ticket) only while
