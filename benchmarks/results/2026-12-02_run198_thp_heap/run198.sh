@@ -20,7 +20,11 @@ for i in $(seq 1 16); do
   for arm in plain thp; do
     if [ $arm = thp ]; then export GLIBC_TUNABLES=glibc.malloc.hugetlb=1; else unset GLIBC_TUNABLES; fi
     timeout 60 taskset -c 5 $B/bin/replay --encore_json=$L/replay/${arm}_$i.json --encore_commit=$C \
-      > $L/replay/${arm}_$i.txt 2>&1
+      > $L/replay/${arm}_$i.txt 2>&1 &
+    pid=$!
+    sleep 2
+    echo "$arm $i $(grep -h AnonHugePages /proc/$pid/smaps_rollup 2>/dev/null)" >> $L/anon_huge.txt
+    wait $pid
     echo "$arm $i rc=$? $(grep -E "^graph_per_call |^graph_prebuilt " $L/replay/${arm}_$i.txt | awk '{printf "%s %s hf %s | ", $1, $2, $8}')"
   done
   unset GLIBC_TUNABLES
