@@ -23,7 +23,8 @@ for i in $(seq 1 16); do
       > $L/replay/${arm}_$i.txt 2>&1 &
     pid=$!
     sleep 2
-    echo "$arm $i $(grep -h AnonHugePages /proc/$pid/smaps_rollup 2>/dev/null)" >> $L/anon_huge.txt
+    c=$(pgrep -P $pid | head -1)
+    echo "$arm $i $(grep -h AnonHugePages /proc/$c/smaps_rollup 2>/dev/null)" >> $L/anon_huge.txt
     wait $pid
     echo "$arm $i rc=$? $(grep -E "^graph_per_call |^graph_prebuilt " $L/replay/${arm}_$i.txt | awk '{printf "%s %s hf %s | ", $1, $2, $8}')"
   done
