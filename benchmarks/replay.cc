@@ -4,7 +4,6 @@
 //   tools/bazel run //benchmarks:replay                      # summary table at the end
 //   tools/bazel run //benchmarks:replay -- --benchmark_format=json
 //   ... -- --encore_json=benchmarks/results/replay.json --encore_commit=$(git rev-parse HEAD)
-//   ... -- --encore_ab_arena=1    # adds graph_per_call_arena(2): captures in a huge-page arena
 //
 // Workloads: the four GPU MODE benchmark shapes (15 distinct input sets each, L2 flushed before
 // every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
@@ -34,7 +33,6 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/internal/device_inputs.h"
 #include "benchmarks/internal/harness.h"
-#include "benchmarks/internal/huge_arena.h"
 #include "benchmarks/internal/modes.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
@@ -589,9 +587,6 @@ int Main(int argc, char** argv) {
   std::string command = absl::StrJoin(argv, argv + argc, " ");
   const std::string json_path = TakeFlag(&argc, argv, "encore_json");
   const std::string commit = TakeFlag(&argc, argv, "encore_commit");
-  // --encore_ab_arena=1: per-call replay with its captures in a huge-page arena, before and after
-  // graph_per_call (MakeModes).
-  const bool ab_arena = TakeFlag(&argc, argv, "encore_ab_arena") == "1";
   // With --benchmark_format=json (or csv) stdout must stay parseable: the summary goes to stderr.
   bool machine_readable = false;
   for (int i = 1; i < argc; ++i) {
@@ -644,8 +639,7 @@ int Main(int argc, char** argv) {
       gemm::Nvfp4GroupedGemm::Create(options);
   if (!fused_runner.ok()) return fail(fused_runner.status());
   absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes =
-      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)),
-                ab_arena);
+      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)));
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {
@@ -658,7 +652,6 @@ int Main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (ab_arena) std::fprintf(stderr, "huge arena: %zu bytes used\n", HugeArenaBytesUsed());
   const std::vector<ModeSummary> summary = Summarize(ctx);
   PrintSummary(ctx, summary, machine_readable ? stderr : stdout);
   if (!json_path.empty()) {

@@ -5,7 +5,6 @@
 #include <utility>
 #include <vector>
 
-#include "benchmarks/internal/huge_arena.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
@@ -52,25 +51,6 @@ class ExecutorMode : public Mode {
   ExecutorMode(const char* name, Cache cache) : name_(name), cache_(std::move(cache)) {}
   const char* name() const override { return name_; }
   absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
-    return cache_.exec->Run(sets.args(i), stream);
-  }
-  uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
-
- private:
-  const char* name_;
-  Cache cache_;
-};
-
-// graph_per_call with every allocation the executor makes inside its calls (its captures: the
-// variants, bindings, entries, key words, graph objects) in a huge-page arena (HugeArenaScope;
-// replay --encore_ab_arena=1): whether the per-call hit's cost in some processes is its
-// scattered pages (session 29).
-class ArenaExecutorMode : public Mode {
- public:
-  ArenaExecutorMode(const char* name, Cache cache) : name_(name), cache_(std::move(cache)) {}
-  const char* name() const override { return name_; }
-  absl::Status Call(const InputSets& sets, int i, cudaStream_t stream) override {
-    HugeArenaScope scope;
     return cache_.exec->Run(sets.args(i), stream);
   }
   uint64_t merged_calls() const override { return cache_.exec->counters().merged_calls; }
@@ -266,7 +246,7 @@ class DynamicMMode : public Mode {
 
 absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> shared,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused, bool ab_arena) {
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
@@ -282,15 +262,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     return c;
   };
   ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16, shared));
-  if (ab_arena) {
-    ENCORE_ASSIGN_OR_RETURN(auto arena, executor(16, shared));
-    modes.push_back(std::make_unique<ArenaExecutorMode>("graph_per_call_arena", std::move(arena)));
-  }
   modes.push_back(std::make_unique<ExecutorMode>("graph_per_call", std::move(per_call)));
-  if (ab_arena) {
-    ENCORE_ASSIGN_OR_RETURN(auto arena, executor(16, shared));
-    modes.push_back(std::make_unique<ArenaExecutorMode>("graph_per_call_arena2", std::move(arena)));
-  }
   modes.push_back(std::make_unique<PrebuiltGraphMode>(shared));
   ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));

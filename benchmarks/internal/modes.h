@@ -33,12 +33,10 @@
 namespace encore::bench {
 
 // Every mode, in the order above, sharing `runner` (each mode holds a reference), but
-// graph_batch_fused, which uses `fused` (skipped when null). `ab_arena` puts
-// graph_per_call_arena before graph_per_call and graph_per_call_arena2 after it: per-call replay
-// whose captures allocate from a huge-page arena (internal/huge_arena.h), an A/B in one process.
+// graph_batch_fused, which uses `fused` (skipped when null).
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr, bool ab_arena = false);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr);
 
 }  // namespace encore::bench
 
