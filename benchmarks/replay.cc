@@ -4,6 +4,7 @@
 //   tools/bazel run //benchmarks:replay                      # summary table at the end
 //   tools/bazel run //benchmarks:replay -- --benchmark_format=json
 //   ... -- --encore_json=benchmarks/results/replay.json --encore_commit=$(git rev-parse HEAD)
+//   ... -- --encore_ab_query=1   # adds graph_prebuilt_driver and graph_prebuilt_query
 //
 // Workloads: the four GPU MODE benchmark shapes (15 distinct input sets each, L2 flushed before
 // every batch) and a tiny problem (one group, M=8 N=128 K=256) where launch overhead dominates.
@@ -587,6 +588,8 @@ int Main(int argc, char** argv) {
   std::string command = absl::StrJoin(argv, argv + argc, " ");
   const std::string json_path = TakeFlag(&argc, argv, "encore_json");
   const std::string commit = TakeFlag(&argc, argv, "encore_commit");
+  // --encore_ab_query=1: the prebuilt graphs also through the driver's calls of a hit (MakeModes).
+  const bool ab_query = TakeFlag(&argc, argv, "encore_ab_query") == "1";
   // With --benchmark_format=json (or csv) stdout must stay parseable: the summary goes to stderr.
   bool machine_readable = false;
   for (int i = 1; i < argc; ++i) {
@@ -639,7 +642,8 @@ int Main(int argc, char** argv) {
       gemm::Nvfp4GroupedGemm::Create(options);
   if (!fused_runner.ok()) return fail(fused_runner.status());
   absl::StatusOr<std::vector<std::unique_ptr<Mode>>> modes =
-      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)));
+      MakeModes(shared, std::shared_ptr<gemm::Nvfp4GroupedGemm>(std::move(*fused_runner)),
+                ab_query);
   if (!modes.ok()) return fail(modes.status());
   for (auto& mode : *modes) {
     for (Workload& w : ctx.workloads) {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_utils/driver.h"
 #include "cuda_utils/raii.h"
 #include "cuda_utils/status.h"
 #include "gemm/grouped_gemm.h"
@@ -93,9 +94,24 @@ absl::Status CaptureByHand(gemm::Nvfp4GroupedGemm* runner, const InputSets& sets
 // the real graphs (2 kernel nodes with their parameter blocks, GPU busy) costs the driver.
 class PrebuiltGraphMode : public Mode {
  public:
-  explicit PrebuiltGraphMode(std::shared_ptr<gemm::Nvfp4GroupedGemm> runner)
-      : runner_(std::move(runner)) {}
-  const char* name() const override { return "graph_prebuilt"; }
+  // How Call launches (replay --encore_ab_query=1 adds the driver paths, session 29): the
+  // runtime's cudaGraphLaunch, the driver's cuGraphLaunch, or the driver calls an Encore hit
+  // makes (cuCtxGetCurrent, cuStreamIsCapturing, cuGraphLaunch) without Encore's own work.
+  enum class Path { kRuntime, kDriver, kDriverWithQuery };
+  explicit PrebuiltGraphMode(std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
+                             Path path = Path::kRuntime, DriverApi driver = {})
+      : runner_(std::move(runner)), path_(path), driver_(driver) {}
+  const char* name() const override {
+    switch (path_) {
+      case Path::kDriver:
+        return "graph_prebuilt_driver";
+      case Path::kDriverWithQuery:
+        return "graph_prebuilt_query";
+      case Path::kRuntime:
+        break;
+    }
+    return "graph_prebuilt";
+  }
   absl::Status Begin(const InputSets& sets, cudaStream_t stream) override {
     execs_.clear();
     graphs_.clear();
@@ -109,12 +125,26 @@ class PrebuiltGraphMode : public Mode {
     return absl::OkStatus();
   }
   absl::Status Call(const InputSets&, int i, cudaStream_t stream) override {
-    return ToStatus(cudaGraphLaunch(execs_[static_cast<size_t>(i)].get(), stream),
-                    "prebuilt graph launch");
+    cudaGraphExec_t exec = execs_[static_cast<size_t>(i)].get();
+    if (path_ == Path::kRuntime) return ToStatus(cudaGraphLaunch(exec, stream), "prebuilt launch");
+    if (path_ == Path::kDriverWithQuery) {
+      CUcontext ctx = nullptr;
+      CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (driver_.ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == nullptr ||
+          driver_.stream_is_capturing(stream, &status) != CUDA_SUCCESS ||
+          status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        return absl::InternalError("prebuilt_query: capture-state query failed");
+      }
+    }
+    return driver_.graph_launch(exec, stream) == CUDA_SUCCESS
+               ? absl::OkStatus()
+               : absl::InternalError("prebuilt: cuGraphLaunch failed");
   }
 
  private:
   std::shared_ptr<gemm::Nvfp4GroupedGemm> runner_;
+  const Path path_;
+  const DriverApi driver_;
   std::vector<Graph> graphs_;  // declared before execs_: destroyed after them
   std::vector<GraphExec> execs_;
 };
@@ -246,7 +276,7 @@ class DynamicMMode : public Mode {
 
 absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> shared,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused) {
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused, bool ab_query) {
   std::vector<std::unique_ptr<Mode>> modes;
   modes.push_back(std::make_unique<ColdEagerMode>());
   modes.push_back(std::make_unique<DirectMode>(shared));
@@ -264,6 +294,13 @@ absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
   ENCORE_ASSIGN_OR_RETURN(auto per_call, executor(16, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_per_call", std::move(per_call)));
   modes.push_back(std::make_unique<PrebuiltGraphMode>(shared));
+  if (ab_query) {
+    ENCORE_ASSIGN_OR_RETURN(const DriverApi driver, DriverApi::Load());
+    modes.push_back(std::make_unique<PrebuiltGraphMode>(
+        shared, PrebuiltGraphMode::Path::kDriver, driver));
+    modes.push_back(std::make_unique<PrebuiltGraphMode>(
+        shared, PrebuiltGraphMode::Path::kDriverWithQuery, driver));
+  }
   ENCORE_ASSIGN_OR_RETURN(auto rebind, executor(1, shared));
   modes.push_back(std::make_unique<ExecutorMode>("graph_rebind", std::move(rebind)));
   ENCORE_ASSIGN_OR_RETURN(auto rebind_bound,

@@ -33,10 +33,13 @@
 namespace encore::bench {
 
 // Every mode, in the order above, sharing `runner` (each mode holds a reference), but
-// graph_batch_fused, which uses `fused` (skipped when null).
+// graph_batch_fused, which uses `fused` (skipped when null). `ab_query` adds, after
+// graph_prebuilt, graph_prebuilt_driver (the same graphs launched with cuGraphLaunch) and
+// graph_prebuilt_query (cuCtxGetCurrent and cuStreamIsCapturing first, as an Encore hit does):
+// the driver's share of a hit, measured in the same process.
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<Mode>>> MakeModes(
     std::shared_ptr<gemm::Nvfp4GroupedGemm> runner,
-    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr);
+    std::shared_ptr<gemm::Nvfp4GroupedGemm> fused = nullptr, bool ab_query = false);
 
 }  // namespace encore::bench
 
