@@ -116,7 +116,9 @@ class NullGraph final : public ExecutableGraph {
   absl::Status Launch(cudaStream_t) override { return absl::OkStatus(); }
 };
 
-class NullBackend final : public GraphBackend {
+// A backend without CUDA whose every build succeeds with a `Graph`.
+template <typename Graph>
+class StubBackend final : public GraphBackend {
  public:
   absl::StatusOr<bool> IsCapturing(cudaStream_t) override { return false; }
   absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(gemm::Nvfp4GroupedGemm&,
@@ -124,9 +126,10 @@ class NullBackend final : public GraphBackend {
                                                          absl::Span<const bool>,
                                                          BuildReport* report) override {
     report->capture_begun = report->captured = report->instantiated = true;
-    return std::unique_ptr<ExecutableGraph>(new NullGraph());
+    return std::unique_ptr<ExecutableGraph>(new Graph());
   }
 };
+using NullBackend = StubBackend<NullGraph>;
 
 // An executor over `gemm` and the null backend; nullptr (and the benchmark skipped) if Create
 // fails.
@@ -202,52 +205,83 @@ void BM_ExecutorRotation(benchmark::State& state) {
 }
 BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
 
-// The main job's per-call replay with cold caches: 5 structures x 15 input sets of range(0)
-// groups (75 variants, as //benchmarks:replay's graph_per_call holds), called in rotation, and
-// between two calls 8 MiB of other data read (more than this machine's L2 per core), so the
-// executor's own lines come from the last-level cache or memory, as on a host whose caches are
-// shared with a busy neighbour (NOTES session 25, the slow state). Only the Run is timed (manual
-// time: one clock pair around it).
+// The main job's per-call variants (5 structures x 15 input sets of `groups` groups: the 75
+// variants //benchmarks:replay's graph_per_call holds), captured and warmed up on an executor over
+// `backend` (max_bindings_per_structure 16: a variant per input set), and 8 MiB of other data to
+// evict them with (more than an L2 per core, here and on the GPU host): as on a host whose caches
+// are shared with a busy neighbour (NOTES session 25, the slow state).
+class ColdRotation {
+ public:
+  static constexpr size_t kStructures = 5;
+  static constexpr size_t kSets = 15;
+  // nullptr (and the benchmark skipped) if the executor cannot be created.
+  static std::unique_ptr<ColdRotation> Create(benchmark::State& state,
+                                              std::unique_ptr<GraphBackend> backend) {
+    auto rot = std::unique_ptr<ColdRotation>(new ColdRotation());
+    ExecutorOptions o;
+    o.max_bindings_per_structure = 16;
+    auto exec = GraphExecutor::CreateWithBackend(&rot->gemm_, std::move(backend), o);
+    if (!exec.ok()) {
+      state.SkipWithError("create failed");
+      return nullptr;
+    }
+    rot->exec_ = *std::move(exec);
+    const int groups = static_cast<int>(state.range(0));
+    for (size_t s = 0; s < kStructures; ++s) {
+      for (size_t i = 0; i < kSets; ++i) {
+        rot->sets_.push_back(Groups(groups, s * kSets + i + 1, 64 + 32 * static_cast<int>(s)));
+      }
+    }
+    for (int round = 0; round < 4; ++round) {
+      for (size_t i = 0; i < rot->sets_.size(); ++i) (void)rot->Run(i);
+    }
+    rot->warm_ = rot->exec_->counters();
+    return rot;
+  }
+  // Call i, structure-major (structure i / kSets, input set i % kSets).
+  absl::Status Run(size_t i) {
+    return exec_->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets_[i])}, nullptr);
+  }
+  void Evict() {
+    for (size_t j = 0; j < other_.size(); j += 8) sink_ += other_[j];
+    benchmark::DoNotOptimize(sink_);
+  }
+  size_t calls() const { return sets_.size(); }
+  // Fast hits per call since the warm-up, over `calls` timed calls.
+  double FastHitsPerCall(double calls) const {
+    return static_cast<double>(exec_->counters().fast_hits - warm_.fast_hits) / calls;
+  }
+  uint64_t live_execs() const { return exec_->counters().live_execs; }
+
+ private:
+  ColdRotation() : other_((8u << 20) / sizeof(uint64_t), 1) {}
+  NullGemm gemm_;  // declared before exec_: outlives it
+  std::unique_ptr<GraphExecutor> exec_;
+  std::vector<std::vector<gemm::GroupProblem>> sets_;
+  std::vector<uint64_t> other_;
+  uint64_t sink_ = 0;
+  ExecutorCounters warm_;
+};
+
+// The main job's per-call replay with cold caches: its 75 variants called in rotation, and
+// between two calls the caches evicted (ColdRotation), so the executor's own lines come from the
+// last-level cache or memory. Only the Run is timed (manual time: one clock pair around it).
 void BM_ExecutorRotationCold(benchmark::State& state) {
-  constexpr int kStructures = 5;
-  constexpr int kSets = 15;
-  NullGemm gemm;
-  ExecutorOptions o;
-  o.max_bindings_per_structure = 16;
-  std::unique_ptr<GraphExecutor> exec = NullExecutor(&gemm, state, o);
-  if (exec == nullptr) return;
-  std::vector<std::vector<gemm::GroupProblem>> sets;
-  const int ng = static_cast<int>(state.range(0));
-  for (int s = 0; s < kStructures; ++s) {
-    for (int i = 0; i < kSets; ++i) {
-      sets.push_back(Groups(ng, static_cast<uintptr_t>(s * kSets + i + 1), 64 + 32 * s));
-    }
-  }
-  for (int round = 0; round < 4; ++round) {
-    for (auto& g : sets) {
-      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
-    }
-  }
-  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
-  uint64_t sink = 0;
-  const ExecutorCounters warm = exec->counters();
+  std::unique_ptr<ColdRotation> rot = ColdRotation::Create(state, std::make_unique<NullBackend>());
+  if (rot == nullptr) return;
   size_t i = 0;
   for (auto _ : state) {
-    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
-    benchmark::DoNotOptimize(sink);
+    rot->Evict();
     const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(
-        exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[i])}, nullptr));
+    benchmark::DoNotOptimize(rot->Run(i));
     const auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
     // Structure-major rotation: one call of each structure, then the next input set.
-    i += kSets;
-    if (i >= sets.size()) i = (i + 1) % kSets;
+    i += ColdRotation::kSets;
+    if (i >= rot->calls()) i = (i + 1) % ColdRotation::kSets;
   }
-  const ExecutorCounters c = exec->counters();
-  state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
-                                     static_cast<double>(state.iterations());
-  state.counters["execs"] = static_cast<double>(c.live_execs);
+  state.counters["fast_hits/call"] = rot->FastHitsPerCall(static_cast<double>(state.iterations()));
+  state.counters["execs"] = static_cast<double>(rot->live_execs());
 }
 BENCHMARK(BM_ExecutorRotationCold)
     ->Arg(2)
@@ -285,68 +319,31 @@ class DriverLikeGraph final : public ExecutableGraph {
   static inline std::chrono::steady_clock::duration spent_{};
 };
 
-class DriverLikeBackend final : public GraphBackend {
- public:
-  absl::StatusOr<bool> IsCapturing(cudaStream_t) override { return false; }
-  absl::StatusOr<std::unique_ptr<ExecutableGraph>> Build(gemm::Nvfp4GroupedGemm&,
-                                                         absl::Span<const gemm::LaunchPlan* const>,
-                                                         absl::Span<const bool>,
-                                                         BuildReport* report) override {
-    report->capture_begun = report->captured = report->instantiated = true;
-    return std::unique_ptr<ExecutableGraph>(new DriverLikeGraph());
-  }
-};
+using DriverLikeBackend = StubBackend<DriverLikeGraph>;
 
-// The main job's per-call batch as its harness times it: 5 structures x 15 input sets of
-// range(0) groups (75 variants), and per iteration one structure's 15 calls timed together after
-// 8 MiB of other data was read (the sync between batches, on a host whose caches a neighbour
-// shares: NOTES session 25), each graph launch standing in for the driver's (DriverLikeGraph).
-// The time is per call, the stand-in's excluded.
+// The main job's per-call batch as its harness times it: per iteration one structure's 15 calls
+// (ColdRotation) timed together after the caches were evicted (the sync between batches), each
+// graph launch standing in for the driver's (DriverLikeGraph). The time is per call, the
+// stand-in's excluded.
 void BM_ExecutorHarnessCold(benchmark::State& state) {
-  constexpr int kStructures = 5;
-  constexpr int kSets = 15;
-  NullGemm gemm;
-  ExecutorOptions o;
-  o.max_bindings_per_structure = 16;
-  auto made = GraphExecutor::CreateWithBackend(&gemm, std::make_unique<DriverLikeBackend>(), o);
-  if (!made.ok()) {
-    state.SkipWithError("create failed");
-    return;
-  }
-  std::unique_ptr<GraphExecutor> exec = *std::move(made);
-  std::vector<std::vector<gemm::GroupProblem>> sets;
-  const int ng = static_cast<int>(state.range(0));
-  for (int s = 0; s < kStructures; ++s) {
-    for (int i = 0; i < kSets; ++i) {
-      sets.push_back(Groups(ng, static_cast<uintptr_t>(s * kSets + i + 1), 64 + 32 * s));
-    }
-  }
-  for (int round = 0; round < 4; ++round) {
-    for (auto& g : sets) {
-      (void)exec->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}, nullptr);
-    }
-  }
-  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
-  uint64_t sink = 0;
-  const ExecutorCounters warm = exec->counters();
-  int structure = 0;
+  std::unique_ptr<ColdRotation> rot =
+      ColdRotation::Create(state, std::make_unique<DriverLikeBackend>());
+  if (rot == nullptr) return;
+  size_t structure = 0;
   for (auto _ : state) {
-    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
-    benchmark::DoNotOptimize(sink);
+    rot->Evict();
     (void)DriverLikeGraph::TakeSpent();
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kSets; ++i) {
-      benchmark::DoNotOptimize(exec->Run(
-          gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[structure * kSets + i])}, nullptr));
+    for (size_t i = 0; i < ColdRotation::kSets; ++i) {
+      benchmark::DoNotOptimize(rot->Run(structure * ColdRotation::kSets + i));
     }
     const auto t1 = std::chrono::steady_clock::now();
-    state.SetIterationTime(
-        std::chrono::duration<double>(t1 - t0 - DriverLikeGraph::TakeSpent()).count() / kSets);
-    structure = (structure + 1) % kStructures;
+    const auto own = t1 - t0 - DriverLikeGraph::TakeSpent();
+    state.SetIterationTime(std::chrono::duration<double>(own).count() / ColdRotation::kSets);
+    structure = (structure + 1) % ColdRotation::kStructures;
   }
-  const ExecutorCounters c = exec->counters();
-  state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
-                                     static_cast<double>(kSets * state.iterations());
+  state.counters["fast_hits/call"] =
+      rot->FastHitsPerCall(static_cast<double>(ColdRotation::kSets * state.iterations()));
 }
 BENCHMARK(BM_ExecutorHarnessCold)
     ->Arg(2)
