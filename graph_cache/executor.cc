@@ -284,6 +284,9 @@ GraphExecutor::GraphExecutor(gemm::Nvfp4GroupedGemm* runner, std::unique_ptr<Gra
 
 GraphExecutor::~GraphExecutor() {
   encore::MutexLock lock(&mu_);
+#if ENCORE_HIT_STAMPS
+  stamp_sums_.Print(this);
+#endif
   map_.clear();  // entries (graphs) before the backend
 }
 
@@ -354,19 +357,39 @@ absl::Status GraphExecutor::Run(const gemm::GroupedGemmArguments& args, cudaStre
                                 gemm::KernelKind kind) {
   const GemmCall call{args, kind};
   const absl::Span<const GemmCall> calls(&call, 1);
+#if ENCORE_HIT_STAMPS
+  internal::HitStamps stamps;
+#endif
+  ENCORE_HIT_STAMP(stamps, 0);
   absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
+  ENCORE_HIT_STAMP(stamps, 1);
   const bool memo = !args.groups.empty();
   const size_t memo_key = memo ? CallMemoKey(args, kind, stream) : 0;
+  ENCORE_HIT_STAMP(stamps, 2);
   if (memo && capturing.ok() && !*capturing) {
     Outcome out;
     bool found = false;
     {
       encore::MutexLock lock(&mu_);
+      ENCORE_HIT_STAMP(stamps, 3);
+#if ENCORE_HIT_STAMPS
+      stamps_ = stamps;  // the memo's launch stamps steps 4 and 5 into stamps_
+#endif
       found = MemoLaunchLocked(memo_key, calls, stream, &out);
       // NOTES: the call of a fast hit is counted under the lock (counters() adds both), which
       // spares the hit path an atomic read-modify-write.
       if (found && out.launched) AddLocked(counters_.fast_hit_calls, 1);
+#if ENCORE_HIT_STAMPS
+      stamps = stamps_;
+#endif
     }
+#if ENCORE_HIT_STAMPS
+    if (found && out.launched) {
+      ENCORE_HIT_STAMP(stamps, 6);
+      encore::MutexLock lock(&mu_);
+      stamp_sums_.Add(stamps);
+    }
+#endif
     if (found) {
       if (out.launched) return absl::OkStatus();
       counters_.calls.fetch_add(1, std::memory_order_relaxed);
@@ -397,6 +420,7 @@ bool GraphExecutor::MemoLaunchLocked(size_t key, absl::Span<const GemmCall> call
                                      cudaStream_t stream, Outcome* out) {
   for (const MemoWay& w : memo_[key & (kMemoSets - 1)]) {
     if (w.variant == nullptr || w.key != key || !w.variant->HoldsCalls(calls, stream)) continue;
+    ENCORE_HIT_STAMP(stamps_, 4);
     *out = FastHitLocked(w.variant, calls.size(), stream);
     return true;
   }
@@ -680,7 +704,9 @@ bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
 
 GraphExecutor::Outcome GraphExecutor::LaunchHitLocked(Variant* v, cudaStream_t stream) {
   AddLocked(counters_.hits, 1);
-  if (absl::Status s = v->graph->Launch(stream); !s.ok()) {
+  absl::Status s = v->graph->Launch(stream);
+  ENCORE_HIT_STAMP(stamps_, 5);
+  if (!s.ok()) {
     RemoveLocked(v, /*evicted=*/false);
     return Outcome{false, FallbackReason::kLaunchFailed};
   }

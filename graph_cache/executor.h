@@ -133,6 +133,7 @@
 #include "gemm/problem.h"
 #include "graph_cache/backend.h"
 #include "graph_cache/internal/early_reads.h"
+#include "graph_cache/internal/hit_stamps.h"
 #include "graph_cache/internal/key_words.h"
 #include "graph_cache/internal/lru.h"
 #include "graph_cache/internal/recurrence.h"
@@ -456,6 +457,12 @@ class GraphExecutor {
   std::vector<gemm::GroupProblem> merged_groups_ ABSL_GUARDED_BY(mu_);
   internal::EarlyReads merge_reads_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<gemm::LaunchPlan> probe_plan_ ABSL_GUARDED_BY(mu_);
+#if ENCORE_HIT_STAMPS
+  // Measurement builds only (internal/hit_stamps.h): Run's fast hits, per step. The stamps of
+  // the call in flight live with the sums (the hit path is under mu_ from the lock on).
+  internal::HitStamps stamps_ ABSL_GUARDED_BY(mu_);
+  internal::HitStampSums stamp_sums_ ABSL_GUARDED_BY(mu_);
+#endif
 };
 
 }  // namespace encore::graph_cache
