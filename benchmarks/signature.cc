@@ -291,6 +291,12 @@ BENCHMARK(BM_ExecutorRotationCold)
     ->Repetitions(5)
     ->Unit(benchmark::kNanosecond);
 
+// How the cold batch benchmarks run: 2 and 8 groups a call, manual time, 2000 batches x 5.
+void ColdBatchRuns(benchmark::internal::Benchmark* b) {
+  b->Arg(2)->Arg(8)->UseManualTime()->Iterations(2000)->Repetitions(5)->ReportAggregatesOnly(true);
+  b->Unit(benchmark::kNanosecond);
+}
+
 // A graph whose launch stands in for the driver's (~1.5 us, reading 32 KB of its own data).
 class DriverLikeGraph final : public ExecutableGraph {
  public:
@@ -345,14 +351,7 @@ void BM_ExecutorHarnessCold(benchmark::State& state) {
   state.counters["fast_hits/call"] =
       rot->FastHitsPerCall(static_cast<double>(ColdRotation::kSets * state.iterations()));
 }
-BENCHMARK(BM_ExecutorHarnessCold)
-    ->Arg(2)
-    ->Arg(8)
-    ->UseManualTime()
-    ->Iterations(2000)
-    ->Repetitions(5)
-    ->ReportAggregatesOnly(true)
-    ->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_ExecutorHarnessCold)->Apply(ColdBatchRuns);
 
 // range(0) calls' groups (range(1) groups each, distinct buffers) for the batch and sequence
 // benchmarks.
@@ -431,14 +430,7 @@ void BM_BatchFlushCold(benchmark::State& state) {
   state.counters["fast_hits/call"] = static_cast<double>(c.fast_hits - warm.fast_hits) /
                                      static_cast<double>(kCalls * state.iterations());
 }
-BENCHMARK(BM_BatchFlushCold)
-    ->Arg(2)
-    ->Arg(8)
-    ->UseManualTime()
-    ->Iterations(2000)
-    ->Repetitions(5)
-    ->ReportAggregatesOnly(true)
-    ->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_BatchFlushCold)->Apply(ColdBatchRuns);
 
 // The replay benchmark's sequence_step mode on the host: range(0) calls of G = range(1) groups
 // made through a step-bounded SequenceRecorder, then EndStep; once the period is learned, each
