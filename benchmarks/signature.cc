@@ -205,11 +205,24 @@ void BM_ExecutorRotation(benchmark::State& state) {
 }
 BENCHMARK(BM_ExecutorRotation)->Arg(16)->Arg(1);
 
+// Reads 8 MiB of its own data (more than an L2 per core, here and on the GPU host), evicting
+// what a benchmark touched before: as on a host whose caches are shared with a busy neighbour
+// (NOTES session 25, the slow state).
+class Evictor {
+ public:
+  void Evict() {
+    for (size_t j = 0; j < other_.size(); j += 8) sink_ += other_[j];
+    benchmark::DoNotOptimize(sink_);
+  }
+
+ private:
+  std::vector<uint64_t> other_ = std::vector<uint64_t>((8u << 20) / sizeof(uint64_t), 1);
+  uint64_t sink_ = 0;
+};
+
 // The main job's per-call variants (5 structures x 15 input sets of `groups` groups: the 75
 // variants //benchmarks:replay's graph_per_call holds), captured and warmed up on an executor over
-// `backend` (max_bindings_per_structure 16: a variant per input set), and 8 MiB of other data to
-// evict them with (more than an L2 per core, here and on the GPU host): as on a host whose caches
-// are shared with a busy neighbour (NOTES session 25, the slow state).
+// `backend` (max_bindings_per_structure 16: a variant per input set), and an Evictor.
 class ColdRotation {
  public:
   static constexpr size_t kStructures = 5;
@@ -242,10 +255,7 @@ class ColdRotation {
   absl::Status Run(size_t i) {
     return exec_->Run(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets_[i])}, nullptr);
   }
-  void Evict() {
-    for (size_t j = 0; j < other_.size(); j += 8) sink_ += other_[j];
-    benchmark::DoNotOptimize(sink_);
-  }
+  void Evict() { evictor_.Evict(); }
   size_t calls() const { return sets_.size(); }
   // Fast hits per call since the warm-up, over `calls` timed calls.
   double FastHitsPerCall(double calls) const {
@@ -254,12 +264,11 @@ class ColdRotation {
   uint64_t live_execs() const { return exec_->counters().live_execs; }
 
  private:
-  ColdRotation() : other_((8u << 20) / sizeof(uint64_t), 1) {}
+  ColdRotation() = default;
   NullGemm gemm_;  // declared before exec_: outlives it
   std::unique_ptr<GraphExecutor> exec_;
   std::vector<std::vector<gemm::GroupProblem>> sets_;
-  std::vector<uint64_t> other_;
-  uint64_t sink_ = 0;
+  Evictor evictor_;
   ExecutorCounters warm_;
 };
 
@@ -366,6 +375,14 @@ std::vector<std::vector<gemm::GroupProblem>> CallSets(const benchmark::State& st
 // The replay benchmark's batch mode on the host: range(0) calls of G = range(1) groups added to
 // a GemmBatch and flushed as one (null) graph. Time per iteration / calls = the host cost per call
 // a batch adds on top of the graph launch.
+// Adds `calls` to `batch` and flushes it (one graph); false if any step fails.
+bool AddAndFlush(GemmBatch& batch, absl::Span<const std::vector<gemm::GroupProblem>> calls) {
+  for (const auto& g : calls) {
+    if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;
+  }
+  return batch.Flush(nullptr).ok();
+}
+
 void BM_BatchFlush(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
   NullGemm gemm;
@@ -373,14 +390,8 @@ void BM_BatchFlush(benchmark::State& state) {
   if (exec == nullptr) return;
   std::vector<std::vector<gemm::GroupProblem>> sets = CallSets(state);
   GemmBatch batch(exec.get());
-  auto flush = [&]() {
-    for (auto& g : sets) {
-      if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(g)}).ok()) return false;
-    }
-    return batch.Flush(nullptr).ok();
-  };
-  for (int round = 0; round < 4; ++round) flush();  // captured by now
-  for (auto _ : state) benchmark::DoNotOptimize(flush());
+  for (int round = 0; round < 4; ++round) AddAndFlush(batch, sets);  // captured by now
+  for (auto _ : state) benchmark::DoNotOptimize(AddAndFlush(batch, sets));
   CountNsPerCall(state, calls);
 }
 BENCHMARK(BM_BatchFlush)->Args({15, 2})->Args({15, 8});
@@ -402,24 +413,18 @@ void BM_BatchFlushCold(benchmark::State& state) {
     }
   }
   GemmBatch batch(exec.get());
-  auto flush = [&](int b) {
-    for (int i = 0; i < kCalls; ++i) {
-      if (!batch.Add(gemm::GroupedGemmArguments{absl::MakeConstSpan(sets[b * kCalls + i])}).ok()) {
-        return false;
-      }
-    }
-    return batch.Flush(nullptr).ok();
+  // Batch b: calls [b * kCalls, (b + 1) * kCalls) of `sets`.
+  const auto flush = [&](int b) {
+    return AddAndFlush(batch, absl::MakeConstSpan(sets).subspan(b * kCalls, kCalls));
   };
   for (int round = 0; round < 4; ++round) {
     for (int b = 0; b < kBatches; ++b) flush(b);  // captured by now
   }
-  std::vector<uint64_t> other((8u << 20) / sizeof(uint64_t), 1);
-  uint64_t sink = 0;
+  Evictor evictor;
   const ExecutorCounters warm = exec->counters();
   int b = 0;
   for (auto _ : state) {
-    for (size_t j = 0; j < other.size(); j += 8) sink += other[j];
-    benchmark::DoNotOptimize(sink);
+    evictor.Evict();
     const auto t0 = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(flush(b));
     const auto t1 = std::chrono::steady_clock::now();
