@@ -669,9 +669,10 @@ void Register(int sm_count) {
   // shape's N = 2048 with K = 7168 (simple kernel, one wave) and 2048, and at GPU MODE shape 1's
   // N = 7168, K = 2048 (persistent); the streamed simple kernel for no plan (".../nostream":
   // RunnerOptions::stream_simple_tiles = kNever) or every plan of 16- and 128-row tiles
-  // (".../stream": kAlways). Runs 152-155: where streaming pays, by token-tile rows.
+  // (".../stream": kAlways). Runs 152-155: where streaming pays, by token-tile rows. M = 8, 40, 72:
+  // widths that only the _n8 build (TileShape::kMGranule 8) runs unpadded (run 205).
   for (const auto& [n, k] : {std::pair{2048, 7168}, std::pair{2048, 2048}, std::pair{7168, 2048}}) {
-    for (int m : {16, 32, 48, 64, 96, 128}) {
+    for (int m : {8, 16, 32, 40, 48, 64, 72, 96, 128}) {
       const std::string name = absl::StrCat("decode/n", n, "_k", k, "/m", m);
       RegisterTimed(name, std::vector<int>(8, m), n, k, KernelKind::kAuto, 15);
       RegisterTimed(name + "/nostream", std::vector<int>(8, m), n, k, KernelKind::kAuto, 15,

@@ -78,6 +78,9 @@ SM90_EXPERIMENTS = [
     # Each descriptor fetched by its first TMA (ENCORE_SM90_PREFETCH_MAPS = 0: the default before
     # run 191, which measured the prefetch as the manual build _mapprefetch).
     ("_nomapprefetch", ["-DENCORE_SM90_PREFETCH_MAPS=0"]),
+    # Token tiles rounded to 8 rows instead of 16 (wgmma n in steps of 8; TileShape::kMGranule):
+    # GPU MODE shape 1's groups pad 1040 token columns instead of 1088.
+    ("_n8", ["-DENCORE_SM90_M_GRANULE=8"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -100,6 +103,7 @@ SM90_HEADER_SUFFIXES = [
     "_tmastore",
     "_shuffle",
     "_earlytrig",  # (sm90::kEarlyPrepassBuilt: no early pre-passes)
+    "_n8",
 ]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

@@ -259,7 +259,10 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     float acc[TileShape::kAccFloats];
     uint32_t epi_buf = 0;  // the warpgroup's next staging buffer (TMA stores)
     const bool tma_store = P::kEpiBuffers > 0 && OutputMaps<kGroups>::kPresent && p.store_by_tma;
-    sched.ForEach([&](const WorkItem& w) {
+    // NOTES: always_inline: out of line, the body takes `acc` by reference and ptxas keeps it in
+    // local memory (672-byte frames, wgmmas serialized: C7510), as the _n8 build's 32-case width
+    // switch made NVVM choose without it.
+    sched.ForEach([&](const WorkItem& w) __attribute__((always_inline)) {
       const TileCoord tc = sched.Decode(w);
       if (tc.rows <= 0) return;
       if (tid == 128) StampCta(StampEvent::kTileStart, static_cast<uint32_t>(w.t), w.kb0, w.kb1);

@@ -46,6 +46,17 @@
 #error "the wide build has two consumer warpgroups"
 #endif
 
+#ifndef ENCORE_SM90_M_GRANULE
+// Token rows of a tile are rounded up to a multiple of this (the tile's wgmma n): 16 (default) or
+// 8 (the manual build _n8: wgmma n in steps of 8, e.g. GPU MODE shape 1's ragged groups of 40 /
+// 76 / 196 tokens run at n = 40 / 80 / 200 instead of 48 / 80 / 208; twice the k-loop
+// instantiations per kernel).
+#define ENCORE_SM90_M_GRANULE 16
+#endif
+#if ENCORE_SM90_M_GRANULE != 8 && ENCORE_SM90_M_GRANULE != 16
+#error "ENCORE_SM90_M_GRANULE is 8 or 16"
+#endif
+
 #ifndef ENCORE_SM90_FUSED_WEIGHTS_WAIT
 // The fused pre-pass (Params::fused_prepass), kernel and runner: 1 (default since session 16, the
 // manual build _fwait of run 98), every role waits, the plan is reads_after_wait and Run launches
@@ -128,8 +139,9 @@ inline constexpr bool kStreamKPrepass = kStreamKBuilt && ENCORE_SM90_STREAM_K_PR
 
 // The token-tile widths (rows rounded to the wgmma granule) at which the streamed simple kernel
 // streams (consumer.cuh kStreamedWidth); the runner chooses that kernel for plans whose groups'
-// token tiles all have one of them (RunnerOptions::stream_simple_tiles).
-inline constexpr bool StreamedTileRows(int rows) { return rows == 16 || rows == 128; }
+// token tiles all have one of them (RunnerOptions::stream_simple_tiles). (Widths below 16 exist
+// only in the _n8 build: its 8-row tiles stream as the 16-row ones do.)
+inline constexpr bool StreamedTileRows(int rows) { return rows <= 16 || rows == 128; }
 
 // How the kernel computes (fixed at compile time; the per-problem choices live in heuristics.h).
 struct TileShape {
@@ -141,9 +153,9 @@ struct TileShape {
   static constexpr int kBlockN = 64 * kStrips * kConsumerWgs;
   static constexpr int kConsumerThreads = 128 * kConsumerWgs;
   // Tokens (problem A, M side) are the wgmma N operand: a tile covers up to kMaxBlockM rows of C,
-  // its width rounded up to a multiple of kMGranule at run time (wgmma n = 16..kMaxBlockM).
+  // its width rounded up to a multiple of kMGranule at run time (wgmma n = kMGranule..kMaxBlockM).
   static constexpr int kMaxBlockM = ENCORE_SM90_MAX_TOKEN_ROWS;
-  static constexpr int kMGranule = 16;
+  static constexpr int kMGranule = ENCORE_SM90_M_GRANULE;
   static constexpr int kBlockK = 128;   // k per pipeline stage (64 bytes of e2m1 per row)
   // warpgroup 0: TMA + token dequant; 1..kConsumerWgs: wgmma consumers
   static constexpr int kThreads = 128 * (1 + kConsumerWgs);

@@ -328,22 +328,28 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   // the extra columns are rows past the tile (the epilogue stores tc.nw columns, and the
   // accumulators' column order does not depend on the width).
   const int nw = (kRing4 && gi.tile_rows > 128 && tc.nw <= 128) ? 144 : tc.nw;
-  switch (nw >> 4) {
+  // One case per width (a multiple of T::kMGranule up to kMaxBlockM): 16 cases, or 32 in the _n8
+  // build.
+  constexpr int G = T::kMGranule;
+  switch (static_cast<unsigned>(nw) / G) {
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
-    if constexpr (16 * i <= T::kMaxBlockM) {                                           \
-      ConsumerLoop<16 * i, kSrc, kNumParts, kStream, kRing4, kStreamAll>(             \
+    if constexpr (G * i <= T::kMaxBlockM) {                                            \
+      ConsumerLoop<G * i, kSrc, kNumParts, kStream, kRing4, kStreamAll>(              \
           gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
     break;
-    ENCORE_CASE(1)
-    ENCORE_CASE(2)
-    ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6) ENCORE_CASE(7) ENCORE_CASE(8)
-        ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12) ENCORE_CASE(13)
-            ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16)
+    ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
+    ENCORE_CASE(7) ENCORE_CASE(8) ENCORE_CASE(9) ENCORE_CASE(10) ENCORE_CASE(11) ENCORE_CASE(12)
+    ENCORE_CASE(13) ENCORE_CASE(14) ENCORE_CASE(15) ENCORE_CASE(16) ENCORE_CASE(17)
+    ENCORE_CASE(18) ENCORE_CASE(19) ENCORE_CASE(20) ENCORE_CASE(21) ENCORE_CASE(22)
+    ENCORE_CASE(23) ENCORE_CASE(24) ENCORE_CASE(25) ENCORE_CASE(26) ENCORE_CASE(27)
+    ENCORE_CASE(28) ENCORE_CASE(29) ENCORE_CASE(30) ENCORE_CASE(31) ENCORE_CASE(32)
 #undef ENCORE_CASE
-                default : break;
+    default:
+      break;
   }
+  static_assert(T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
 }
 
 }  // namespace encore::gemm::sm90

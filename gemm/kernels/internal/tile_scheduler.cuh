@@ -55,7 +55,7 @@ struct TileScheduler {
   __device__ static int RoundTile(int round, int g, int b) { return SnakeRoundTile(round, g, b); }
 
   template <typename F>
-  __device__ void ForEach(F&& f) const {
+  __device__ __forceinline__ void ForEach(F&& f) const {
     const int g = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
     if constexpr (kSchedule == Schedule::kSimple) {
       if (b < p.num_tiles) f(Whole(b));
