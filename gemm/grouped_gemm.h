@@ -55,7 +55,8 @@ enum class StreamTiles : int {
   // (runs 154-155): 16 rows -5% at K = 7168, -3.5% at K = 2048; 128 rows -2% at K = 7168, -0.3%
   // at K = 2048; GPU MODE shape 3 (128 rows, K = 1536) +0.7% under kAlways.
   kAuto = 1,
-  // Every plan whose groups' token tiles are all 16 (8 in the _n8 build) or 128 rows wide (sm90::StreamedTileRows).
+  // Every plan whose groups' token tiles are all 16 (or 8: the _n8 build) or 128 rows wide
+  // (sm90::StreamedTileRows).
   // With every <= 128-row width streaming (the manual build _ring4s; runs 151-152) 32-64 rows lost
   // 0.3-1.3% and GPU MODE shape 2's 96-112 rows 0.8%: the kernel streams only 16 and 128.
   kAlways = 2,

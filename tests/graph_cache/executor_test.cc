@@ -1042,6 +1042,59 @@ TEST_F(ExecutorTest, HitMemoNeverServesAForeignVariant) {
   EXPECT_EQ(exec_->counters().fast_hits, c.fast_hits);
 }
 
+// The memo key reads only the first and last groups (and the last one's M, A and C); the compare
+// reads every field of every call (Variant::HoldsCalls over its one record). A call that differs
+// from a memoized variant's in any single field past the key -- a middle group's pointer or exact
+// M, the kind, the stream -- is never a fast hit of that variant.
+TEST_F(ExecutorTest, HitMemoComparesEveryField) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 16;
+  Make(o);
+  const std::vector<Dims> shape = {{16, 64, 64}, {24, 64, 64}, {8, 64, 64}};
+  HostProblem p(shape, 1), q(shape, 2);
+  const gemm::GroupedGemmArguments x = p.args();
+  for (int i = 0; i < 4; ++i) ENCORE_ASSERT_OK(exec_->Run(x, FakeStream(1), KernelKind::kSimple));
+  const uint64_t warm_fast = exec_->counters().fast_hits;
+  ENCORE_ASSERT_OK(exec_->Run(x, FakeStream(1), KernelKind::kSimple));
+  ASSERT_EQ(exec_->counters().fast_hits, warm_fast + 1) << "x is memoized";
+  const gemm::GroupProblem& other = q.args().groups[1];
+  using Edit = void (*)(gemm::GroupProblem&, const gemm::GroupProblem&);
+  const std::vector<std::pair<const char*, Edit>> edits = {
+      {"a", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.a = o.a; }},
+      {"b", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.b = o.b; }},
+      {"sfa", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.sfa = o.sfa; }},
+      {"sfb", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.sfb = o.sfb; }},
+      {"c", [](gemm::GroupProblem& g, const gemm::GroupProblem& o) { g.c = o.c; }},
+      {"m", [](gemm::GroupProblem& g, const gemm::GroupProblem&) { g.m -= 1; }},
+  };
+  // Before each edited call, x is served from the memo again (its variant holds x's bindings:
+  // an edited call's new bindings are patched into it, and x's patch them back).
+  const auto x_from_memo = [&] {
+    ENCORE_ASSERT_OK(exec_->Run(x, FakeStream(1), KernelKind::kSimple));
+    const uint64_t fast = exec_->counters().fast_hits;
+    p.ClearC();
+    ENCORE_ASSERT_OK(exec_->Run(x, FakeStream(1), KernelKind::kSimple));
+    ASSERT_EQ(exec_->counters().fast_hits, fast + 1);
+    EXPECT_TRUE(p.Check(0));
+  };
+  for (const auto& [field, edit] : edits) {
+    ASSERT_NO_FATAL_FAILURE(x_from_memo());
+    std::vector<gemm::GroupProblem> groups(x.groups.begin(), x.groups.end());
+    edit(groups[1], other);
+    const gemm::GroupedGemmArguments y{absl::MakeConstSpan(groups), nullptr};
+    const uint64_t before = exec_->counters().fast_hits;
+    ENCORE_ASSERT_OK(exec_->Run(y, FakeStream(1), KernelKind::kSimple));
+    EXPECT_EQ(exec_->counters().fast_hits, before) << "middle group's " << field;
+  }
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_NO_FATAL_FAILURE(x_from_memo());
+    const uint64_t before = exec_->counters().fast_hits;
+    ENCORE_ASSERT_OK(exec_->Run(x, FakeStream(i == 0 ? 2 : 1),
+                                i == 0 ? KernelKind::kSimple : KernelKind::kPersistent));
+    EXPECT_EQ(exec_->counters().fast_hits, before) << (i == 0 ? "another stream" : "another kind");
+  }
+}
+
 // Recurring batches and a recorder's period launches are served from the hit memo too; a batch
 // with one call's bindings changed is not (it is patched), and after the patch the memo serves
 // the new bindings.
