@@ -79,7 +79,9 @@ SM90_EXPERIMENTS = [
     # run 191, which measured the prefetch as the manual build _mapprefetch).
     ("_nomapprefetch", ["-DENCORE_SM90_PREFETCH_MAPS=0"]),
     # Token tiles rounded to 8 rows instead of 16 (wgmma n in steps of 8; TileShape::kMGranule):
-    # GPU MODE shape 1's groups pad 1040 token columns instead of 1088.
+    # GPU MODE shape 1's groups pad 1040 token columns instead of 1088. Run 205: widths it runs
+    # unpadded 1-4% faster (shape 1 -1.1%, decode M = 40 / 72 -2..-3%), every unchanged width
+    # 0.6-1% slower (the 32-case width switch), shape 0 +1.0%; GPU MODE geomean equal. Not adopted.
     ("_n8", ["-DENCORE_SM90_M_GRANULE=8"]),
 ]
 

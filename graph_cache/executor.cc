@@ -131,22 +131,14 @@ size_t VariantHash(size_t structure_hash, size_t bindings_hash) {
 }  // namespace
 
 // One exec of a structure and, per call, the binding it was captured or last patched for.
-// NOTES: a fast hit reads the variant's first cache line (the LRU links, `hit`, `graph`,
-// `last_use`) and then `hit`, one array read front to back: on a cold hit (the caller's other work
-// between calls has evicted Encore's lines, runs 192 and 201) every line costs a miss, and the
-// hardware prefetcher follows one sequential array where it cannot follow the entry, its key
-// words, the per-call nodes and the groups' bindings in four allocations.
-struct alignas(64) GraphExecutor::Variant : internal::LruNode {
+struct GraphExecutor::Variant : internal::LruNode {
   // One call's bindings.
   struct Node {
     size_t first_group = 0;  // index into `groups`
     int num_groups = 0;
     const int32_t* device_m = nullptr;
     const void* stream = nullptr;  // the stream its plan was prepared for (its workspace)
-    size_t hit = 0;                // index of its first word in `hit`
   };
-  static constexpr size_t kHitCallWords = 3;
-  static constexpr size_t kHitGroupWords = 7;
   // One launch of the graph (its kernel node or nodes, ExecutableGraph::Patch's index): one call,
   // or several merged (ExecutorOptions::merge_calls).
   struct Launch {
@@ -156,16 +148,11 @@ struct alignas(64) GraphExecutor::Variant : internal::LruNode {
     bool early = false;              // its pre-pass reads early (PrepareLaunchLocked)
   };
   static constexpr size_t kNoSet = ~size_t{0};
-  // HoldsCalls' record of the calls this variant holds, as 64-bit words: the call count, then per
-  // call [num_groups | kind word << 32 (the entry's key words 0 and 1), device_m, stream] and per
-  // group [a, b, sfa, sfb, c, exact M, n | k << 32]. Layout() writes the structure, Store() the
-  // bindings (Node::hit: where the call's words start).
-  std::unique_ptr<uint64_t[]> hit;
-  std::unique_ptr<ExecutableGraph> graph;
-  uint64_t last_use = 0;     // executor tick of the last launch (LRU within the entry)
   Entry* entry = nullptr;
   size_t fingerprint = 0;    // BindingsFingerprint of the bindings the nodes hold now
   size_t memo_set = kNoSet;  // the hit-memo set holding this variant, if any
+  uint64_t last_use = 0;     // executor tick of the last launch (LRU within the entry)
+  std::unique_ptr<ExecutableGraph> graph;
   std::vector<Node> nodes;  // per call
   std::vector<Launch> launches;
   std::vector<GroupBinding> groups;
@@ -197,28 +184,12 @@ struct alignas(64) GraphExecutor::Variant : internal::LruNode {
     }
     return true;
   }
-  // Sizes `hit` and writes its structure words from the entry's key words, once the nodes know
-  // their groups (first_group, num_groups); Store then writes each call's bindings.
-  void Layout();
   void Store(size_t i, const Binding& b) {
     Node& n = nodes[i];
     n.device_m = b.device_m();
     n.stream = b.stream();
     std::memcpy(&groups[n.first_group], b.groups().data(),
                 sizeof(GroupBinding) * static_cast<size_t>(n.num_groups));
-    uint64_t* h = &hit[n.hit];
-    h[1] = reinterpret_cast<uintptr_t>(n.device_m);
-    h[2] = reinterpret_cast<uintptr_t>(n.stream);
-    h += kHitCallWords;
-    for (const GroupBinding& g : b.groups()) {
-      h[0] = reinterpret_cast<uintptr_t>(g.a);
-      h[1] = reinterpret_cast<uintptr_t>(g.b);
-      h[2] = reinterpret_cast<uintptr_t>(g.sfa);
-      h[3] = reinterpret_cast<uintptr_t>(g.sfb);
-      h[4] = reinterpret_cast<uintptr_t>(g.c);
-      h[5] = static_cast<uint64_t>(g.m);
-      h += kHitGroupWords;
-    }
   }
   // Whether this variant's structure and bindings are exactly `calls` run on `stream`: what
   // BuildSignature + map lookup + Find would conclude, read from the arguments directly. Group
@@ -266,49 +237,30 @@ struct GraphExecutor::Entry {
   }
 };
 
-void GraphExecutor::Variant::Layout() {
-  size_t words = 1;
-  for (Node& n : nodes) {
-    n.hit = words;
-    words += kHitCallWords + kHitGroupWords * static_cast<size_t>(n.num_groups);
-  }
-  hit = std::make_unique<uint64_t[]>(words);  // zeroed
-  hit[0] = nodes.size();
-  const uint32_t* w = entry->key.data();
-  for (const Node& n : nodes) {
-    hit[n.hit] = uint64_t{w[0]} | uint64_t{w[1]} << 32;
-    w += StructuralKey::kHeaderWords;
-    for (int g = 0; g < n.num_groups; ++g, w += StructuralKey::kWordsPerGroup) {
-      hit[n.hit + kHitCallWords + kHitGroupWords * static_cast<size_t>(g) + 6] =
-          uint64_t{w[1]} | uint64_t{w[2]} << 32;
-    }
-  }
-}
-
 bool GraphExecutor::Variant::HoldsCalls(absl::Span<const GemmCall> calls,
                                         const void* stream) const {
-  const uint64_t* h = hit.get();
-  if (h[0] != calls.size()) return false;
-  ++h;
-  const uint64_t s = reinterpret_cast<uintptr_t>(stream);
-  for (const GemmCall& call : calls) {
-    const gemm::GroupedGemmArguments& args = call.args;
-    const uint64_t kind_word =
-        uint64_t{static_cast<uint8_t>(call.kind)} | (args.device_m != nullptr ? 1u << 8 : 0u);
-    if (h[0] != (args.groups.size() | kind_word << 32) ||
-        h[1] != reinterpret_cast<uintptr_t>(args.device_m) || h[2] != s) {
+  if (nodes.size() != calls.size()) return false;
+  // Per call: [num_groups, kind | dynamic << 8, (m_key, n, k) per group], calls one after another.
+  const uint32_t* w = entry->key.data();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Node& n = nodes[i];
+    const gemm::GroupedGemmArguments& args = calls[i].args;
+    const size_t ng = args.groups.size();
+    const uint32_t kind_word =
+        uint32_t{static_cast<uint8_t>(calls[i].kind)} | (args.device_m != nullptr ? 1u << 8 : 0u);
+    if (static_cast<size_t>(n.num_groups) != ng || n.device_m != args.device_m ||
+        n.stream != stream || w[0] != ng || w[1] != kind_word) {
       return false;
     }
-    h += kHitCallWords;
+    w += StructuralKey::kHeaderWords;
+    const GroupBinding* b = &groups[n.first_group];
     for (const gemm::GroupProblem& p : args.groups) {
-      if (h[0] != reinterpret_cast<uintptr_t>(p.a) || h[1] != reinterpret_cast<uintptr_t>(p.b) ||
-          h[2] != reinterpret_cast<uintptr_t>(p.sfa) ||
-          h[3] != reinterpret_cast<uintptr_t>(p.sfb) || h[4] != reinterpret_cast<uintptr_t>(p.c) ||
-          h[5] != static_cast<uint64_t>(int64_t{p.m}) ||
-          h[6] != (uint64_t{static_cast<uint32_t>(p.n)} | uint64_t{static_cast<uint32_t>(p.k)} << 32)) {
+      if (b->a != p.a || b->b != p.b || b->sfa != p.sfa || b->sfb != p.sfb || b->c != p.c ||
+          b->m != p.m || w[1] != static_cast<uint32_t>(p.n) || w[2] != static_cast<uint32_t>(p.k)) {
         return false;
       }
-      h += kHitGroupWords;
+      ++b;
+      w += StructuralKey::kWordsPerGroup;
     }
   }
   return true;
@@ -709,7 +661,6 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
   v->groups.resize(static_cast<size_t>(sig.binding.num_groups()));
   v->nodes[0].num_groups = sig.binding.num_groups();
   v->launches[0].function = plan->function;
-  v->Layout();
   v->Store(0, sig.binding);
   v->fingerprint = v->FingerprintStored();
   KeepLocked(v, bytes);
@@ -1128,9 +1079,8 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     node.first_group = first;
     node.num_groups = sigs[i]->binding.num_groups();
     first += static_cast<size_t>(node.num_groups);
+    v->Store(i, sigs[i]->binding);
   }
-  v->Layout();
-  for (size_t i = 0; i < calls.size(); ++i) v->Store(i, sigs[i]->binding);
   e->variants.push_back(std::move(variant));
   KeepLocked(v, bytes);
   seen_.Forget(hash);
