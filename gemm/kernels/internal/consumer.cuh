@@ -331,7 +331,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   // One case per width (a multiple of T::kMGranule up to kMaxBlockM): 16 cases, or 32 in the _n8
   // build.
   constexpr int G = T::kMGranule;
-  switch (static_cast<unsigned>(nw) / G) {
+  switch (nw >> (G == 16 ? 4 : 3)) {
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
@@ -349,7 +349,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
     default:
       break;
   }
-  static_assert(T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
+  static_assert((G == 8 || G == 16) && T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
 }
 
 }  // namespace encore::gemm::sm90
