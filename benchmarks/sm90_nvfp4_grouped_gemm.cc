@@ -681,6 +681,20 @@ void Register(int sm_count) {
                     Stream(StreamTiles::kAlways));
     }
   }
+  // A MoE layer's expert GEMMs: 4096 token slots (512 tokens, top-8) routed uniformly at random
+  // (fixed seed) to 64 experts, so each expert's M is ragged around 64 (binomial, sd ~8), at
+  // DeepSeek-V3's gate/up (N = 4096, K = 7168) and down (N = 7168, K = 2048) shapes:
+  // "moe/e64_s4096/n<N>_k<K>". Every set holds 64 experts' weights (0.9 / 0.5 GB).
+  {
+    std::mt19937 rng(20261202);
+    std::uniform_int_distribution<int> expert(0, 63);
+    std::vector<int> counts(64, 0);
+    for (int slot = 0; slot < 4096; ++slot) ++counts[static_cast<size_t>(expert(rng))];
+    for (const auto& [n, k] : {std::pair{4096, 7168}, std::pair{7168, 2048}}) {
+      RegisterTimed(absl::StrCat("moe/e64_s4096/n", n, "_k", k), counts, n, k, KernelKind::kAuto,
+                    5);
+    }
+  }
   for (const BenchShape& s : kShapes) {
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/nostream"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Stream(StreamTiles::kNever));
