@@ -1043,7 +1043,7 @@ TEST_F(ExecutorTest, HitMemoNeverServesAForeignVariant) {
 }
 
 // The memo key reads only the first and last groups (and the last one's M, A and C); the compare
-// reads every field of every call (Variant::HoldsCalls over its one record). A call that differs
+// (Variant::HoldsCalls) reads every field of every call. A call that differs
 // from a memoized variant's in any single field past the key -- a middle group's pointer or exact
 // M, the kind, the stream -- is never a fast hit of that variant.
 TEST_F(ExecutorTest, HitMemoComparesEveryField) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates wgmma_rs.cuh: wgmma.mma_async m64nNk16 f32 += f16(regs) * f16(smem desc), N = 8..256 in steps of 8.
+"""Generates wgmma_rs.cuh: wgmma.mma_async m64nNk16 f32 += f16(regs) * f16(smem desc), N = 8..256
+in steps of 8 (the default build instantiates the multiples of 16, the manual build _n8 all).
 
 Run: python3 gemm/kernels/internal/gen_wgmma.py > gemm/kernels/internal/wgmma_rs.cuh
 """
