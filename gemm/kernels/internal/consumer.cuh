@@ -329,7 +329,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   // accumulators' column order does not depend on the width).
   const int nw = (kRing4 && gi.tile_rows > 128 && tc.nw <= 128) ? 144 : tc.nw;
   // One case per width (a multiple of T::kMGranule up to kMaxBlockM): 16 cases, or 32 in the _n8
-  // build.
+  // build. (The shift rests on the granule being 8 or 16: the parameter header's #error.)
   constexpr int G = T::kMGranule;
   switch (nw >> (G == 16 ? 4 : 3)) {
 #define ENCORE_CASE(i)                                                                 \
@@ -349,7 +349,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
     default:
       break;
   }
-  static_assert((G == 8 || G == 16) && T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
+  static_assert(T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
 }
 
 }  // namespace encore::gemm::sm90
