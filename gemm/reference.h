@@ -16,8 +16,14 @@ namespace encore::gemm {
 // C[M×N] = A · Bᵀ as fp16 bit patterns, row-major. Requires a.k == b.k.
 std::vector<uint16_t> ReferenceGemm(const Nvfp4Matrix& a, const Nvfp4Matrix& b);
 
-// The same in double before the final rounding (for error analysis in tests).
+// The same in double before the final rounding (for error analysis in tests). Large products
+// are computed on all of the machine's threads; every element is still one sequential sum, so the
+// result is the same on any machine.
 std::vector<double> ReferenceGemmDouble(const Nvfp4Matrix& a, const Nvfp4Matrix& b);
+
+// ReferenceGemm's final rounding of ReferenceGemmDouble's values:
+// ReferenceGemm(a, b) == RoundToHalf(ReferenceGemmDouble(a, b)).
+std::vector<uint16_t> RoundToHalf(const std::vector<double>& wide);
 
 }  // namespace encore::gemm
 

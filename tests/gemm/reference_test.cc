@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -181,6 +182,40 @@ TEST(ReferenceGemm, MatchesNaiveOnRandomShapes) {
       }
     }
   }
+}
+
+// The threaded, column-blocked reference against one sequential double sum per element in the
+// plain loop order: equal bit for bit. 70 x 130 x 512 crosses the threading threshold (2^22
+// multiply-adds) and leaves a partial column block (130 = 32 x 4 + 2). (Every product here is a
+// multiple of 2^-20 below 2^23, so these sums are exact in any order: what this checks is that
+// every row and column is computed once, in its place; a dropped row or tail column fails it.)
+TEST(ReferenceGemm, ThreadedBlocksEqualTheSequentialLoopBitForBit) {
+  const int m = 70, n = 130, k = 512;
+  const Nvfp4Matrix a = RandomNvfp4(m, k, Distribution::kFullRange, 91);
+  const Nvfp4Matrix b = RandomNvfp4(n, k, Distribution::kFullRange, 92);
+  std::vector<float> da(static_cast<size_t>(m) * k), db(static_cast<size_t>(n) * k);
+  for (int r = 0; r < m; ++r) {
+    for (int kk = 0; kk < k; ++kk) da[static_cast<size_t>(r) * k + kk] = DequantizeNvfp4(a, r, kk);
+  }
+  for (int r = 0; r < n; ++r) {
+    for (int kk = 0; kk < k; ++kk) db[static_cast<size_t>(r) * k + kk] = DequantizeNvfp4(b, r, kk);
+  }
+  const std::vector<double> got = ReferenceGemmDouble(a, b);
+  ASSERT_EQ(got.size(), static_cast<size_t>(m) * n);
+  int differ = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      for (int kk = 0; kk < k; ++kk) {
+        acc += static_cast<double>(da[static_cast<size_t>(i) * k + kk]) *
+               db[static_cast<size_t>(j) * k + kk];
+      }
+      const double g = got[static_cast<size_t>(i) * n + j];
+      differ += std::memcmp(&acc, &g, sizeof(double)) != 0;
+    }
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(ReferenceGemm(a, b), RoundToHalf(got));
 }
 
 TEST(ReferenceGemm, MatchesNaiveOnQuantizedNormalData) {
