@@ -43,6 +43,13 @@ const char* FallbackReasonName(FallbackReason r) {
 
 namespace {
 
+// A launch's share of an exec's device-byte estimate (ExecutorOptions::per_node_bytes): each of
+// its kernel nodes (the pre-kernel too) and their parameter blocks.
+size_t LaunchBytes(const gemm::LaunchPlan& plan, const ExecutorOptions& o) {
+  return static_cast<size_t>(plan.num_kernels()) * o.per_node_bytes + plan.params_bytes +
+         (plan.has_pre() ? plan.pre.params_bytes : 0);
+}
+
 // Hash of one call's bindings, chained onto `seed`: the same value whether computed from a
 // Binding (the call) or from a variant's stored node bindings.
 size_t HashBinding(size_t seed, int num_groups, const int32_t* device_m, const void* stream,
@@ -637,8 +644,7 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
     e->bound_failed = true;
     return nullptr;
   }
-  const size_t bytes = options_.per_graph_bytes + plan->num_kernels() * options_.per_node_bytes +
-                       plan->params_bytes + plan->pre.params_bytes;
+  const size_t bytes = options_.per_graph_bytes + LaunchBytes(*plan, options_);
   if (!lru_.Admissible(bytes)) return nullptr;
   plan_ptrs_.clear();
   plan_ptrs_.push_back(plan);
@@ -1026,7 +1032,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
       // (Still behind its edge: only the pre-pass's parameters changed.)
       pdl_[u] = PlanTakesPdlEdge(*plan);
     }
-    bytes += options_.per_node_bytes + plan->params_bytes;
+    bytes += LaunchBytes(*plan, options_);
   }
   for (size_t i = 0; i < calls.size(); ++i) {
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());

@@ -462,6 +462,23 @@ TEST_F(ExecutorTest, ByteBoundCountsEveryVariant) {
   EXPECT_EQ(c.patches, 1u);
 }
 
+// A plan with a token pre-pass is two kernel nodes: the estimate counts per_node_bytes for each
+// (and both parameter blocks), for a captured exec as for a bound one.
+TEST_F(ExecutorTest, ByteEstimateCountsThePreKernelNode) {
+  static const int kPreTag = 0;
+  gemm_.SetPreKernel(&kPreTag);
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.per_graph_bytes = 1000;
+  o.per_node_bytes = 100;
+  Make(o);
+  HostProblem p(kShape, 1);
+  RunAndCheck(p);
+  EXPECT_EQ(exec_->counters().live_execs, 1u);
+  EXPECT_EQ(exec_->counters().live_bytes, 1000 + 2 * 100 + sizeof(testing::FakeParams));
+  gemm_.SetPreKernel(nullptr);
+}
+
 TEST_F(ExecutorTest, FailedVariantCaptureBacksOffAndPatchesMeanwhile) {
   ExecutorOptions o;
   o.min_repeats = 1;
