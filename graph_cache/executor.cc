@@ -536,10 +536,12 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
     return RunEntryLocked(it->second.get(), calls, sigs, words, hash, stream, capture_immediately);
   }
 
+  // (capture_immediately skips the recurrence count, not a failed capture's backoff: a count
+  // <= 0.)
   const int seen = seen_.Bump(hash);
+  if (seen <= 0) return Outcome{false, FallbackReason::kFailureBackoff};
   if (!capture_immediately && seen < options_.min_repeats) {
-    return Outcome{false,
-                   seen <= 0 ? FallbackReason::kFailureBackoff : FallbackReason::kBelowMinRepeats};
+    return Outcome{false, FallbackReason::kBelowMinRepeats};
   }
   if (!GuardAllowsCaptureLocked(/*reload=*/ghosts_.Get(hash) > 0)) {
     return Outcome{false, FallbackReason::kThrashGuard};
@@ -578,7 +580,8 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
   if (e->variants.size() < static_cast<size_t>(options_.max_bindings_per_structure)) {
     const size_t vhash = VariantHash(hash, bhash);
     const int seen = variant_seen_.Bump(vhash);
-    capture = (capture_immediately || seen >= options_.min_repeats) && !WouldEvictOwnLocked(e);
+    capture = seen > 0 && (capture_immediately || seen >= options_.min_repeats) &&
+              !WouldEvictOwnLocked(e);
     reload = ghosts_.Get(vhash) > 0;
   }
   if (capture) {

@@ -42,7 +42,7 @@
 //   Live(variants V1..Vk, 1 ≤ k ≤ max_bindings_per_structure), a call with bindings B:
 //     some Vi holds B (fingerprint, then exact compare) ──▶ launch Vi (a hit, nothing patched)
 //     none, k < max and (structure, B) seen min_repeats times (a hash-keyed recurrence count;
-//       capture_immediately skips it) and making room would not evict one of this entry's own
+//       capture_immediately skips it, not a failed capture's backoff) and making room would not evict one of this entry's own
 //       variants and the guard allows ──▶ Create a new variant V(k+1) for B
 //     otherwise, options.rebind == kBound, a single call, and the entry's bound exec B serves
 //       the call's stream, device_m and exact M (B is captured from a bound plan at the first
@@ -197,7 +197,8 @@ struct GemmCall {
 
 struct BatchRunOptions {
   // Capture at the first sighting (ignore min_repeats): for structures already known to recur,
-  // e.g. a period the sequence recorder confirmed. The thrash guard and the bounds still apply.
+  // e.g. a period the sequence recorder confirmed. The thrash guard, the bounds and the backoff
+  // after a failed capture (ExecutorOptions::failure_backoff) still apply.
   bool capture_immediately = false;
 };
 

@@ -691,6 +691,42 @@ TEST_F(ExecutorTest, CaptureFailureFallsBackAndBacksOff) {
   EXPECT_EQ(c.live_execs, 1u);
 }
 
+// capture_immediately (the sequence recorder's period launches) skips min_repeats, not the
+// backoff after a failed capture: a new structure, and a new variant of a live one (patched
+// meanwhile), wait failure_backoff more sightings before the next attempt.
+TEST_F(ExecutorTest, CaptureImmediatelyKeepsTheFailureBackoff) {
+  ExecutorOptions o;
+  o.failure_backoff = 3;
+  Make(o);
+  const BatchRunOptions now{/*capture_immediately=*/true};
+  HostProblem a(kShape, 1), b(kShape, 2);
+  const std::vector<GemmCall> ca = SimpleCalls({a.args()}), cb = SimpleCalls({b.args()});
+  backend_->FailNextCaptures(1);
+  ENCORE_ASSERT_OK(exec_->RunBatch(ca, FakeStream(1), now));  // captured at once: fails
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  EXPECT_EQ(exec_->counters().capture_failures, 1u);
+  for (int i = 0; i < 2; ++i) {  // the count restarts at -2: two sightings back off
+    ENCORE_ASSERT_OK(exec_->RunBatch(ca, FakeStream(1), now));
+    EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kFailureBackoff);
+  }
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  ENCORE_ASSERT_OK(exec_->RunBatch(ca, FakeStream(1), now));  // the third: captured
+  EXPECT_EQ(exec_->counters().captures, 2u);
+  EXPECT_EQ(exec_->counters().live_execs, 1u);
+  // A new binding set of the live structure: its variant's capture fails, then it is patched
+  // (not captured again) until its backoff has passed.
+  backend_->FailNextCaptures(1);
+  ENCORE_ASSERT_OK(exec_->RunBatch(cb, FakeStream(1), now));
+  EXPECT_EQ(exec_->counters().captures, 3u);
+  EXPECT_EQ(exec_->counters().capture_failures, 2u);
+  const uint64_t patches = exec_->counters().patches;
+  b.ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(cb, FakeStream(1), now));
+  EXPECT_EQ(exec_->counters().captures, 3u);
+  EXPECT_EQ(exec_->counters().patches, patches + 1);
+  EXPECT_TRUE(b.Check(0));
+}
+
 TEST_F(ExecutorTest, InstantiateOutOfMemoryRetriesOnceAfterTrim) {
   Make();
   HostProblem p(kShape, 1);
