@@ -577,15 +577,24 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
   const size_t bhash = BindingsHash(sigs, calls.size());
   bool capture = false;
   bool reload = false;
+  // Why no variant is captured for these bindings (the reason of a direct run, below, when no
+  // variant can be patched either).
+  FallbackReason refused = FallbackReason::kOverBudget;
   if (e->variants.size() < static_cast<size_t>(options_.max_bindings_per_structure)) {
     const size_t vhash = VariantHash(hash, bhash);
     const int seen = variant_seen_.Bump(vhash);
-    capture = seen > 0 && (capture_immediately || seen >= options_.min_repeats) &&
-              !WouldEvictOwnLocked(e);
+    if (seen <= 0) {
+      refused = FallbackReason::kFailureBackoff;
+    } else if (!capture_immediately && seen < options_.min_repeats) {
+      refused = FallbackReason::kBelowMinRepeats;
+    } else {
+      capture = !WouldEvictOwnLocked(e);  // (refused: kOverBudget)
+    }
     reload = ghosts_.Get(vhash) > 0;
   }
   if (capture) {
     capture = GuardAllowsCaptureLocked(reload);
+    if (!capture) refused = FallbackReason::kThrashGuard;
   } else {
     guard_.Record(/*miss=*/false);  // served by a patch: by design, not thrash
   }
@@ -596,9 +605,10 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
   }
 
   Variant* v = e->LeastRecentlyUsed();
-  if (v == nullptr) {  // only a bound exec, which cannot serve this call: capture a variant
-    return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
-  }
+  // NOTES: an entry whose variants were all evicted keeps its bound exec; a call that exec cannot
+  // serve runs directly, and is captured as a variant only when the checks above allow it (it
+  // used to be captured here regardless: min_repeats, the backoff and the guard bypassed).
+  if (v == nullptr) return Outcome{false, refused};
   FallbackReason reason = FallbackReason::kNone;
   if (UpdateLocked(v, calls, sigs, fingerprint, stream, &reason)) {
     return LaunchHitLocked(v, stream);

@@ -50,6 +50,8 @@
 //       patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
 //       under the stream ring's lock (a hit, nothing patched; never memoized; a failed launch
 //       takes the write back, drops B and runs directly)
+//     otherwise, an entry left with its bound exec alone (its variants evicted) ──▶ direct
+//       (the reason the new variant was refused: kBelowMinRepeats, kFailureBackoff, …)
 //     otherwise ──▶ Update the least recently used Vi: Prepare the launches of the changed
 //       calls (a merged launch with all its calls) → Patch those nodes
 //       (cudaGraphExecKernelNodeSetParams) → Launch (a hit with patches). If a new plan

@@ -272,6 +272,34 @@ TEST_F(ExecutorTest, BoundRebindServesPointerSwapsWithoutPatches) {
   EXPECT_EQ(exec_->counters().live_execs, 0u);
 }
 
+// An entry whose variants were evicted keeps its bound exec; a call that exec cannot serve (here:
+// another stream) is captured as a variant only once it recurs min_repeats times, as any new
+// variant is, and runs directly until then.
+TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
+  ExecutorOptions o;
+  o.rebind = RebindMode::kBound;
+  o.max_entries = 2;
+  o.thrash.enabled = false;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3), q({{17, 64, 64}}, 4);
+  RunAndCheck(p1);
+  RunAndCheck(p1);  // E's variant for p1
+  RunAndCheck(q);
+  RunAndCheck(q);  // F's variant
+  ASSERT_EQ(exec_->counters().captures, 2u);
+  RunAndCheck(p2);  // new bindings, first sight: E's bound exec, which evicts p1's variant
+  ExecutorCounters c = exec_->counters();
+  ASSERT_EQ(c.bound_launches, 1u);
+  ASSERT_EQ(c.evictions, 1u);
+  ASSERT_EQ(c.captures, 3u);
+  RunAndCheck(p3, KernelKind::kSimple, FakeStream(2));  // the bound exec serves stream 1 only
+  c = exec_->counters();
+  EXPECT_EQ(c.captures, 3u) << "captured at first sight";
+  EXPECT_EQ(c.last_fallback, FallbackReason::kBelowMinRepeats);
+  RunAndCheck(p3, KernelKind::kSimple, FakeStream(2));  // its second sighting: captured
+  EXPECT_EQ(exec_->counters().captures, 4u);
+}
+
 // RebindMode::kBound with a runner that has no bound plans serves pointer swaps by patching, as
 // kPatch does, and tries PrepareBound once per structure.
 TEST_F(ExecutorTest, BoundRebindFallsBackToPatchingWithoutBoundPlans) {
