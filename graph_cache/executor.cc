@@ -471,8 +471,18 @@ absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
   }
   counters_.calls.fetch_add(calls.size(), std::memory_order_relaxed);
   absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
-  if (!capturing.ok()) return RunDirect(calls, stream, FallbackReason::kCaptureStateUnknown);
-  if (*capturing) return RunDirect(calls, stream, FallbackReason::kCallerCapturing);
+  if (!capturing.ok() || *capturing) {
+    // Direct launches, after every call is validated: a malformed call launches nothing of the
+    // batch (the graph paths validate by building the signatures first).
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (absl::Status s = gemm::Validate(calls[i].args); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("batch call ", i, ": ", s.message()));
+      }
+    }
+    return RunDirect(calls, stream,
+                     capturing.ok() ? FallbackReason::kCallerCapturing
+                                    : FallbackReason::kCaptureStateUnknown);
+  }
 
   if (ticket != nullptr && ticket->variant != nullptr && ticket->stream == stream) {
     encore::MutexLock lock(&mu_);

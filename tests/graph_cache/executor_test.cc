@@ -696,6 +696,27 @@ TEST_F(ExecutorTest, CallerCaptureGetsDirectLaunchNoNesting) {
   EXPECT_EQ(c.graph_launches, 1u);
 }
 
+// A batch into the caller's capture runs its calls directly, each into that capture: a malformed
+// call anywhere in it is an error before the first call is enqueued.
+TEST_F(ExecutorTest, BatchIntoCallerCaptureValidatesEveryCallFirst) {
+  Make();
+  HostProblem a(kShape, 1), b(kShape, 2);
+  std::vector<GemmCall> calls = SimpleCalls({a.args(), b.args()});
+  gemm::GroupedGemmArguments bad = b.args();
+  bad.groups = bad.groups.subspan(0, 0);  // no groups
+  calls.push_back(GemmCall{bad, KernelKind::kSimple});
+  backend_->SetCapturing(FakeStream(7), true);
+  const int64_t runs = gemm_.runs();
+  const absl::Status s = exec_->RunBatch(calls, FakeStream(7));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("batch call 2"), absl::string_view::npos) << s;
+  EXPECT_EQ(gemm_.runs(), runs) << "nothing of the batch was launched";
+  calls.pop_back();
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls, FakeStream(7)));
+  EXPECT_EQ(gemm_.runs(), runs + 2);
+  EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kCallerCapturing);
+}
+
 TEST_F(ExecutorTest, CaptureFailureFallsBackAndBacksOff) {
   ExecutorOptions o;
   o.failure_backoff = 3;
