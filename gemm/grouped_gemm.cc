@@ -566,7 +566,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status CanImplement(const GroupedGemmArguments& args) const override {
     ENCORE_RETURN_IF_ERROR(Validate(args));
-    const long long tiles = CountTiles(args.groups, static_cast<int>(args.groups.size()));
+    // Counted at the narrowest token tile any plan may use (RunnerOptions::token_tile_rows), so
+    // that no plan's 32-bit tile counts can overflow.
+    const long long tiles = CountTiles(args.groups, static_cast<int>(args.groups.size()),
+                                       TileShape::kMGranule);
     if (tiles > (int64_t{1} << 30)) {
       return absl::InvalidArgumentError(
           absl::StrCat("groups: ", tiles, " output tiles exceed the kernel limit of 2^30"));

@@ -25,6 +25,9 @@ absl::Status CheckExtent(size_t g, absl::string_view name, int value, int multip
   if (value % multiple != 0) {
     return GroupError(g, absl::StrCat(name, " = ", value, " is not a multiple of ", multiple));
   }
+  if (value > kMaxExtent) {
+    return GroupError(g, absl::StrCat(name, " = ", value, " exceeds the maximum of ", kMaxExtent));
+  }
   return absl::OkStatus();
 }
 
@@ -41,6 +44,9 @@ absl::Status CheckPointer(size_t g, absl::string_view name, const void* p, bool 
 
 absl::Status ValidateGroup(size_t g, const GroupProblem& p) {
   if (p.m < 0) return GroupError(g, absl::StrCat("m = ", p.m, " is negative"));
+  if (p.m > kMaxExtent) {
+    return GroupError(g, absl::StrCat("m = ", p.m, " exceeds the maximum of ", kMaxExtent));
+  }
   if (absl::Status s = CheckExtent(g, "n", p.n, kNMultiple); !s.ok()) return s;
   if (absl::Status s = CheckExtent(g, "k", p.k, kKMultiple); !s.ok()) return s;
   // With m == 0 nothing of A, SFA or C is touched, so they may be null. B and SFB are still

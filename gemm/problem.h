@@ -4,8 +4,9 @@
 //   - values e2m1, packed two per byte (low nibble = lower k), K contiguous (row stride K/2 bytes);
 //   - one e4m3 scale per 16 consecutive k of every row, stored in the 128×4 blocked layout
 //     (see BlockedScaleOffset in gemm/nvfp4.h): ceil(rows/128)·(K/64)·512 bytes per operand.
-// Supported: M ≥ 0 (0 = the group is skipped), N % 8 == 0, K % 64 == 0, 1..kMaxGroups groups,
-// every pointer 16-byte aligned (the bulk tensor copy engine needs it).
+// Supported: M ≥ 0 (0 = the group is skipped), N % 8 == 0, K % 64 == 0, each of M, N, K at most
+// kMaxExtent, 1..kMaxGroups groups, every pointer 16-byte aligned (the bulk tensor copy engine
+// needs it).
 //
 // Example:
 //   encore::gemm::GroupProblem g{.a = a, .b = b, .sfa = sfa, .sfb = sfb, .c = c,
@@ -27,6 +28,10 @@ inline constexpr int kMaxGroups = 64;
 inline constexpr int kKMultiple = 64;
 inline constexpr int kNMultiple = 8;
 inline constexpr int kPointerAlignment = 16;
+// The largest M, N or K of a group (2^24): tile, k-block and row counts then stay far inside the
+// kernels' and the planner's 32-bit arithmetic (a 2^31-column N used to wrap the tile count
+// negative and launch nothing, with an OK status).
+inline constexpr int kMaxExtent = 1 << 24;
 inline constexpr int kScaleVectorSize = 16;  // k elements sharing one e4m3 scale
 
 struct GroupProblem {
@@ -56,7 +61,7 @@ inline constexpr size_t BlockedScaleBytes(int rows, int k) {
 // OK when `args` is within the supported set; otherwise InvalidArgument naming the group and
 // the field, e.g. "group 3: b is null" or "group 0: k = 96 is not a multiple of 64". M = 0 is
 // valid (and then A, SFA and C may be null; B and SFB are still required). N and K must be
-// positive. Every non-null pointer must be 16-byte aligned, and device_m (if set) 4-byte
+// positive; none of M, N, K may exceed kMaxExtent. Every non-null pointer must be 16-byte aligned, and device_m (if set) 4-byte
 // aligned. Empty groups span -> "groups is empty"; more than kMaxGroups -> "65 groups exceed
 // the supported maximum of 64".
 [[nodiscard]] absl::Status Validate(const GroupedGemmArguments& args);

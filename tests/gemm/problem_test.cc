@@ -113,6 +113,26 @@ TEST(Validate, ShapeErrorsNameGroupAndField) {
   ExpectInvalid(ValidateGroups(groups), "group 0: m = -1 is negative");
 }
 
+// Extents past kMaxExtent (2^24) are rejected by name; 2^31 - 8 columns used to wrap the
+// runner's tile count negative (an OK status, nothing computed).
+TEST(Validate, ExtentsAboveTheMaximumNameGroupAndField) {
+  std::vector<GroupProblem> groups(2, ValidGroup());
+  groups[1].n = kMaxExtent;
+  groups[1].k = kMaxExtent;
+  groups[1].m = kMaxExtent;
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+  groups[1].n = 2147483640;
+  ExpectInvalid(ValidateGroups(groups), "group 1: n = 2147483640 exceeds the maximum of 16777216");
+  groups[1].n = kMaxExtent + 8;
+  ExpectInvalid(ValidateGroups(groups), "group 1: n = 16777224 exceeds the maximum of 16777216");
+  groups[1].n = 128;
+  groups[1].k = kMaxExtent + 64;
+  ExpectInvalid(ValidateGroups(groups), "group 1: k = 16777280 exceeds the maximum of 16777216");
+  groups[1].k = 256;
+  groups[1].m = 2147483647;
+  ExpectInvalid(ValidateGroups(groups), "group 1: m = 2147483647 exceeds the maximum of 16777216");
+}
+
 TEST(Validate, FirstBadGroupIsReported) {
   std::vector<GroupProblem> groups(4, ValidGroup());
   groups[1].n = 12;

@@ -426,6 +426,25 @@ TEST_F(Sm90RunnerHostTest, InvalidArgumentsArePreparedNever) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// The kernel's tile limit (2^30) is judged at the narrowest token tile a plan may use
+// (16 rows), so no plan's 32-bit tile counts wrap: 8 groups of 2^24 x 2^24 are 8 x 2^37 tiles
+// there (2^33 at 256 rows, also over) and are rejected before any encoding; the largest single
+// extents stay implementable.
+TEST_F(Sm90RunnerHostTest, TileLimitIsJudgedAtTheNarrowestTile) {
+  const auto huge = Groups(std::vector<int>(8, kMaxExtent), kMaxExtent, 64, 9);
+  const absl::Status s = gemm_->CanImplement(GroupedGemmArguments{huge});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "exceed the kernel limit of 2^30")) << s;
+  // 2^20 token tiles of 16 rows x 2^10 weight tiles = 2^30: at the limit, implementable.
+  const auto edge = Groups({kMaxExtent}, 128 * 1024, 64, 10);
+  ENCORE_EXPECT_OK(gemm_->CanImplement(GroupedGemmArguments{edge}));
+  // One more weight tile: 2^30 + 2^20 at 16 rows (2^26 + 2^16 at 256: the old count passed it).
+  const auto over = Groups({kMaxExtent}, 128 * 1024 + 128, 64, 11);
+  EXPECT_EQ(gemm_->CanImplement(GroupedGemmArguments{over}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(encode_calls.load(), 0);
+}
+
 TEST_F(Sm90RunnerHostTest, CacheCapacityBoundsTheMapsKept) {
   // Capacity 64 maps; 40 distinct 1-group calls need 80: the oldest are re-encoded later.
   for (uintptr_t i = 0; i < 40; ++i) {
