@@ -999,12 +999,14 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     DeviceBuffer stream_k_buffer;
   };
 
-  // `stream`'s entry, created on first use; nullptr when max_token_workspaces streams have one.
-  StreamWorkspaces* WorkspacesOf(cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(workspace_mu_) {
+  // `stream`'s entry, created on first use (`create`); nullptr when it has none and `create` is
+  // false, or max_token_workspaces streams have one.
+  StreamWorkspaces* WorkspacesOf(cudaStream_t stream, bool create = true)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(workspace_mu_) {
     for (StreamWorkspaces& w : workspaces_) {
       if (w.stream == stream) return &w;
     }
-    if (static_cast<int>(workspaces_.size()) >= max_token_workspaces_) return nullptr;
+    if (!create || static_cast<int>(workspaces_.size()) >= max_token_workspaces_) return nullptr;
     StreamWorkspaces w;
     w.stream = stream;
     w.index = static_cast<int>(workspaces_.size());
@@ -1034,7 +1036,8 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // one: max_token_workspaces streams own workspaces already).
   absl::StatusOr<BindingRing*> RingOf(cudaStream_t stream, bool create) {
     encore::MutexLock lock(&workspace_mu_);
-    StreamWorkspaces* w = WorkspacesOf(stream);
+    // (A lookup takes no slot: a stream's entry is made only by what allocates for it.)
+    StreamWorkspaces* w = WorkspacesOf(stream, create);
     if (w == nullptr || w->ring != nullptr || !create) {
       return w == nullptr ? nullptr : w->ring.get();
     }

@@ -1000,6 +1000,26 @@ TEST_F(Sm90PrepassHostTest, OneWorkspacePerStream) {
   EXPECT_TRUE(absl::StrContains(st.message(), "max_token_workspaces")) << st;
 }
 
+// Asking for a stream's binding ring (WriteBindings, LaunchWithBindings on a stream that never
+// had PrepareBound) fails and takes none of the max_token_workspaces slots.
+TEST_F(Sm90PrepassHostTest, RingLookupsTakeNoWorkspaceSlot) {
+  auto gemm = Make(TokenPrepass::kAuto, size_t{64} << 20, /*max_workspaces=*/2);
+  const std::vector<GroupProblem> groups = Groups({80, 176}, 4096, 7168, 9);
+  const GroupedGemmArguments args{absl::MakeConstSpan(groups)};
+  const auto s1 = reinterpret_cast<cudaStream_t>(0x1000);
+  const auto s2 = reinterpret_cast<cudaStream_t>(0x2000);
+  const auto s3 = reinterpret_cast<cudaStream_t>(0x3000);
+  const auto s4 = reinterpret_cast<cudaStream_t>(0x4000);
+  EXPECT_EQ(gemm->WriteBindings(args, s3).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(gemm->LaunchWithBindings(args, s4, [] { return absl::OkStatus(); }).code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto plan = std::make_unique<LaunchPlan>();
+  for (cudaStream_t s : {s1, s2}) {
+    ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get(), KernelKind::kAuto, s));
+    EXPECT_TRUE(plan->has_pre()) << "stream " << s << " still gets a workspace";
+  }
+}
+
 TEST_F(Sm90PrepassHostTest, WarmPrepassPrepareAllocatesNothing) {
   auto gemm = Make(TokenPrepass::kAuto);
   const std::vector<GroupProblem> groups = Groups({80, 176, 128, 72}, 4096, 7168, 8);
