@@ -1168,6 +1168,13 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
                                                    options.prepass_pad_blocks_per_sm,
                                                    ": must be in [1, 8]"));
   }
+  // NOTES: the fused pre-pass's barrier words sit right after the workspace's bytes
+  // (Params::grid_sync), and the halves are 256-byte multiples: other sizes would misalign them.
+  if (options.token_workspace_bytes % 256 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("options.token_workspace_bytes = ",
+                                                   options.token_workspace_bytes,
+                                                   ": must be a multiple of 256"));
+  }
   const StreamKCosts& sk = options.stream_k_costs;
   if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0 || sk.decode_rows < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -1190,9 +1197,10 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   }
   const cudaError_t configured =
       sm90::ConfigureKernels(PrepassPadBytes(info, 1), PrepassPadBytes(info, 1, /*bound=*/true));
-  if (current != info.ordinal) (void)cudaSetDevice(current);
+  const cudaError_t restored = current != info.ordinal ? cudaSetDevice(current) : cudaSuccess;
   ENCORE_RETURN_IF_CUDA_ERROR(configured,
                               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) of the kernels");
+  ENCORE_RETURN_IF_CUDA_ERROR(restored, "cudaSetDevice (back to the caller's device)");
   return std::unique_ptr<Nvfp4GroupedGemm>(
       new Sm90Nvfp4GroupedGemm(std::move(info), api, options, /*has_device=*/true));
 }

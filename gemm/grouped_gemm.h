@@ -103,7 +103,7 @@ struct RunnerOptions {
   // together), plans for further streams (and plans whose tokens need more bytes) convert tokens
   // in kernel, as does a stream's first plan while it captures (no cudaMalloc inside a capture).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
-  size_t token_workspace_bytes = size_t{64} << 20;
+  size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256 (Create checks)
   int max_token_workspaces = 8;
   // The token pre-pass inside the GEMM kernel (FusePrepass above). NOTES: a fused plan's grid
   // need not fit on the SMs for correctness (a CTA that cannot start has its share converted by

@@ -311,6 +311,19 @@ TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
 // RunnerOptions::token_tile_rows: Create rejects a cap that is not 0 or a multiple of 16 in
 // [16, kMaxBlockM] before it looks for a device; a valid cap bounds every group's token tiles
 // (GPU MODE shape 0 at cap 64: the 248-row group in 4 tiles of 64 rows).
+// The fused pre-pass's barrier words follow the workspace's bytes: a size that is not a multiple
+// of 256 is rejected by Create (it used to misalign them).
+TEST(RunnerOptionsTest, TokenWorkspaceBytesMustBeAMultipleOf256) {
+  for (size_t bytes : {(size_t{64} << 20) + 2, size_t{1000}}) {
+    RunnerOptions o;
+    o.token_workspace_bytes = bytes;
+    const auto r = Nvfp4GroupedGemm::Create(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bytes;
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "token_workspace_bytes")) << r.status();
+  }
+}
+
 TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
   for (int rows : {-16, 8, 24, sm90::TileShape::kMaxBlockM + 16}) {
     RunnerOptions o;
