@@ -234,8 +234,9 @@ absl::StatusOr<std::unique_ptr<GraphBackend>> CreateCudaGraphBackend(int device)
   if (device < 0) device = current;
   if (device != current) ENCORE_RETURN_IF_CUDA_ERROR(cudaSetDevice(device), "cudaSetDevice");
   absl::StatusOr<Stream> stream = Stream::Create();
-  if (device != current) (void)cudaSetDevice(current);
+  const cudaError_t restored = device != current ? cudaSetDevice(current) : cudaSuccess;
   if (!stream.ok()) return stream.status();
+  ENCORE_RETURN_IF_CUDA_ERROR(restored, "cudaSetDevice (back to the caller's device)");
   // Without the driver's entry points every call goes through the runtime (slower, still right).
   absl::StatusOr<DriverApi> driver = DriverApi::Load();
   return std::unique_ptr<GraphBackend>(
