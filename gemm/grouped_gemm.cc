@@ -673,9 +673,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         return absl::ResourceExhaustedError(absl::StrCat(
             "kind = stream_k: no stream-K workspace for this stream: the runner has no device, ",
             max_token_workspaces_,
-            " streams own workspaces already (RunnerOptions::max_token_workspaces), or the "
+            " streams own workspaces already (RunnerOptions::max_token_workspaces), the "
             "stream is capturing and has none yet (prepare one stream-K plan for it outside the "
-            "capture first)"));
+            "capture first), or the device had no memory for it"));
       }
       if (sk_workspace != nullptr) kind = KernelKind::kStreamK;  // kAuto: else whole tiles
     }
@@ -706,8 +706,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           return absl::ResourceExhaustedError(absl::StrCat(
               "token_prepass = kAlways: no token workspace for this stream: ",
               max_token_workspaces_,
-              " streams own one already (RunnerOptions::max_token_workspaces), or the stream is "
-              "capturing and has none yet (prepare one plan for it outside the capture first)"));
+              " streams own one already (RunnerOptions::max_token_workspaces), the stream is "
+              "capturing and has none yet (prepare one plan for it outside the capture first), "
+              "or the device had no memory for it"));
         }
         prepass = false;
       }
@@ -997,7 +998,23 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     DeviceBuffer token_buffer;  // empty for the fake
     void* stream_k = nullptr;   // StreamKWorkspaceBytes(sm_count) (counters zeroed)
     DeviceBuffer stream_k_buffer;
+    // An allocation failed for lack of device memory: the stream does without that workspace
+    // from then on (never retried: no allocation attempt on every later call).
+    bool tokens_failed = false;
+    bool stream_k_failed = false;
   };
+
+  // A workspace's buffer, or an empty one (and `*failed` set) when the device is out of memory;
+  // other errors are returned.
+  static absl::StatusOr<DeviceBuffer> WorkspaceBuffer(size_t bytes, size_t zero_from,
+                                                      cudaStream_t stream, const char* what,
+                                                      bool* failed) {
+    absl::StatusOr<DeviceBuffer> buffer = CreateWithZeroedTail(bytes, zero_from, stream, what);
+    if (buffer.ok() || !absl::IsResourceExhausted(buffer.status())) return buffer;
+    (void)cudaGetLastError();  // cudaMalloc's failure is not sticky: leave no stale error
+    *failed = true;
+    return DeviceBuffer();
+  }
 
   // `stream`'s entry, created on first use (`create`); nullptr when it has none and `create` is
   // false, or max_token_workspaces streams have one.
@@ -1071,7 +1088,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   absl::StatusOr<void*> TokenWorkspace(cudaStream_t stream) {
     encore::MutexLock lock(&workspace_mu_);
     StreamWorkspaces* w = WorkspacesOf(stream);
-    if (w == nullptr) return nullptr;
+    if (w == nullptr || w->tokens_failed) return nullptr;
     if (w->tokens != nullptr) return w->tokens;
     if (fake_token_workspace_ != nullptr) {  // host-only runner: distinct, never dereferenced
       w->tokens = static_cast<char*>(fake_token_workspace_) + w->index * token_workspace_bytes_;
@@ -1086,11 +1103,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     // The tokens, then the fused pre-pass's barrier words, zeroed in stream order.
     ENCORE_ASSIGN_OR_RETURN(
         w->token_buffer,
-        CreateWithZeroedTail(token_workspace_bytes_ +
-                                 (ENCORE_SM90_PREPASS_READY ? 2 : 1) * sm90::kFusedSyncBytes,
-                             token_workspace_bytes_, stream,
-                             "cudaMemsetAsync (grid barrier words)"));
-    w->tokens = w->token_buffer.get();
+        WorkspaceBuffer(token_workspace_bytes_ +
+                            (ENCORE_SM90_PREPASS_READY ? 2 : 1) * sm90::kFusedSyncBytes,
+                        token_workspace_bytes_, stream, "cudaMemsetAsync (grid barrier words)",
+                        &w->tokens_failed));
+    w->tokens = w->token_buffer.get();  // nullptr when it failed
     return w->tokens;
   }
 
@@ -1100,16 +1117,17 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     encore::MutexLock lock(&workspace_mu_);
     if (!has_device_) return nullptr;
     StreamWorkspaces* w = WorkspacesOf(stream);
-    if (w == nullptr) return nullptr;
+    if (w == nullptr || w->stream_k_failed) return nullptr;
     if (w->stream_k != nullptr) return w->stream_k;
     ENCORE_ASSIGN_OR_RETURN(const bool may_allocate, MayAllocate(stream));
     if (!may_allocate) return nullptr;
     const int ctas = info_.sm_count;
     ENCORE_ASSIGN_OR_RETURN(
         w->stream_k_buffer,
-        CreateWithZeroedTail(sm90::StreamKWorkspaceBytes(ctas), sm90::StreamKCountersOffset(ctas),
-                             stream, "cudaMemsetAsync (stream-K arrival counters)"));
-    w->stream_k = w->stream_k_buffer.get();
+        WorkspaceBuffer(sm90::StreamKWorkspaceBytes(ctas), sm90::StreamKCountersOffset(ctas),
+                        stream, "cudaMemsetAsync (stream-K arrival counters)",
+                        &w->stream_k_failed));
+    w->stream_k = w->stream_k_buffer.get();  // nullptr when it failed
     return w->stream_k;
   }
 

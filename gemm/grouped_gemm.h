@@ -101,7 +101,9 @@ struct RunnerOptions {
   // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
   // point into them); at most max_token_workspaces streams (token and stream-K workspaces
   // together), plans for further streams (and plans whose tokens need more bytes) convert tokens
-  // in kernel, as does a stream's first plan while it captures (no cudaMalloc inside a capture).
+  // in kernel, as does a stream's first plan while it captures (no cudaMalloc inside a capture),
+  // and every plan of a stream whose workspace the device had no memory for (an out-of-memory
+  // allocation is not retried; kAlways and kStreamK then fail with ResourceExhausted).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
   size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256 (Create checks)
   int max_token_workspaces = 8;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cuda_utils/raii.h"
@@ -891,6 +892,40 @@ TEST_F(Sm90GemmTest, BoundPlansNeedThePrepass) {
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_EQ((*small)->PrepareBound(dev->args(), &plan, KernelKind::kAuto, nullptr).code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A token workspace the device has no memory for (4 TB): kAuto plans convert tokens in kernel
+// (and compute the right result), nothing is retried or left as a stale error; kAlways says why.
+TEST_F(Sm90GemmTest, WorkspaceTheDeviceCannotHoldFallsBackUnderAuto) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  RunnerOptions options;
+  options.token_workspace_bytes = size_t{1} << 42;
+  auto gemm = Nvfp4GroupedGemm::Create(options);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  const HostGroupedProblem host =
+      MakeHostProblem(Zip({128, 384}, {1024, 1024}, {512, 512}), Distribution::kGpuMode, 31);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  for (int rep = 0; rep < 2; ++rep) {
+    LaunchPlan plan;
+    ENCORE_ASSERT_OK((*gemm)->Prepare(dev->args(), &plan, KernelKind::kAuto, stream->get()));
+    EXPECT_FALSE(plan.has_pre()) << "rep " << rep;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "rep " << rep;
+    ENCORE_ASSERT_OK(dev->PoisonOutputs(stream->get()));
+    ENCORE_ASSERT_OK((*gemm)->Run(dev->args(), stream->get()));
+    SyncOrDie(stream->get());
+    ExpectAllGroupsMatch(host, *dev, 0, absl::StrCat("no workspace, rep ", rep));
+  }
+  options.token_prepass = TokenPrepass::kAlways;
+  auto always = Nvfp4GroupedGemm::Create(options);
+  ASSERT_TRUE(always.ok()) << always.status();
+  LaunchPlan plan;
+  const absl::Status s = (*always)->Prepare(dev->args(), &plan, KernelKind::kAuto, stream->get());
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "no memory")) << s;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 // The graph layer relies on Prepare being deterministic: the same call gives the same launch
