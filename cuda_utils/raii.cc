@@ -89,4 +89,14 @@ absl::StatusOr<PinnedHostBuffer> PinnedHostBuffer::Create(size_t bytes) {
   return b;
 }
 
+absl::Status WithRelaxedCaptureMode(absl::FunctionRef<absl::Status()> allocate) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaThreadExchangeStreamCaptureMode(&mode),
+                              "cudaThreadExchangeStreamCaptureMode (to relaxed)");
+  const absl::Status status = allocate();
+  ENCORE_RETURN_IF_CUDA_ERROR(cudaThreadExchangeStreamCaptureMode(&mode),
+                              "cudaThreadExchangeStreamCaptureMode (back)");
+  return status;
+}
+
 }  // namespace encore

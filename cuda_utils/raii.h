@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace encore {
@@ -146,6 +148,13 @@ class PinnedHostBuffer {
   void* device_ = nullptr;
   size_t size_ = 0;
 };
+
+// Runs `allocate` with the calling thread's stream-capture mode relaxed, then restores the mode.
+// NOTES: in the default (global) mode a cudaMalloc or cudaHostAlloc fails — and invalidates the
+// capture — while this thread or ANY other thread captures a stream in global mode (e.g. a
+// framework capturing its own graph); relaxed, the allocation goes ahead and no capture is
+// touched. Callers still never allocate for a stream that is itself capturing.
+[[nodiscard]] absl::Status WithRelaxedCaptureMode(absl::FunctionRef<absl::Status()> allocate);
 
 }  // namespace encore
 

@@ -1042,7 +1042,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   // A device buffer of `bytes` whose bytes [zero_from, bytes) are zeroed in `stream`'s order.
   static absl::StatusOr<DeviceBuffer> CreateWithZeroedTail(size_t bytes, size_t zero_from,
                                                            cudaStream_t stream, const char* what) {
-    ENCORE_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Create(bytes));
+    DeviceBuffer buffer;
+    ENCORE_RETURN_IF_ERROR(WithRelaxedCaptureMode([&]() -> absl::Status {
+      ENCORE_ASSIGN_OR_RETURN(buffer, DeviceBuffer::Create(bytes));
+      return absl::OkStatus();
+    }));
     ENCORE_RETURN_IF_CUDA_ERROR(
         cudaMemsetAsync(static_cast<char*>(buffer.get()) + zero_from, 0, bytes - zero_from, stream),
         what);
@@ -1067,7 +1071,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
           "PrepareBound: the stream is capturing and has no binding ring yet (prepare a bound "
           "plan for it outside the capture first)");
     }
-    ENCORE_ASSIGN_OR_RETURN(w->ring, BindingRing::Create(stream));
+    ENCORE_RETURN_IF_ERROR(WithRelaxedCaptureMode([&]() -> absl::Status {
+      ENCORE_ASSIGN_OR_RETURN(w->ring, BindingRing::Create(stream));
+      return absl::OkStatus();
+    }));
     return w->ring.get();
   }
 

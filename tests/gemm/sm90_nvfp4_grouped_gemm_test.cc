@@ -928,6 +928,41 @@ TEST_F(Sm90GemmTest, WorkspaceTheDeviceCannotHoldFallsBackUnderAuto) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
+// A stream's first plan allocates its workspaces. While this thread (or any thread) captures
+// ANOTHER stream in global mode, a cudaMalloc in the default mode fails and invalidates that
+// capture; the runner allocates in relaxed mode, so the plan gets its workspace and the capture
+// survives.
+TEST_F(Sm90GemmTest, FirstPlanBesideAGlobalCaptureLeavesThatCaptureIntact) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  auto gemm = Nvfp4GroupedGemm::Create();  // fresh: no workspace yet
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  const HostGroupedProblem host =
+      MakeHostProblem(Zip({128, 384}, {1024, 1024}, {512, 512}), Distribution::kGpuMode, 32);
+  auto dev = DeviceGroupedProblem::Upload(host);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  auto captured = Stream::Create();
+  auto other = Stream::Create();
+  ASSERT_TRUE(captured.ok() && other.ok());
+  auto scratch = DeviceBuffer::Create(256);
+  ASSERT_TRUE(scratch.ok());
+  ASSERT_EQ(cudaStreamBeginCapture(captured->get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(scratch->get(), 0, 256, captured->get()), cudaSuccess);
+  LaunchPlan plan;
+  const absl::Status prepared =
+      (*gemm)->Prepare(dev->args(), &plan, KernelKind::kAuto, other->get());
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(captured->get(), &graph);
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  ENCORE_ASSERT_OK(prepared);
+  EXPECT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  EXPECT_TRUE(plan.has_pre()) << "the workspace was allocated";
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  ENCORE_ASSERT_OK(dev->PoisonOutputs(other->get()));
+  ENCORE_ASSERT_OK((*gemm)->Launch(plan, other->get()));
+  SyncOrDie(other->get());
+  ExpectAllGroupsMatch(host, *dev, 0, "planned beside a global capture");
+}
+
 // The graph layer relies on Prepare being deterministic: the same call gives the same launch
 // (function, grid, parameter bytes), also across the runner's remembered tiling decisions.
 TEST_F(Sm90GemmTest, PrepareIsDeterministic) {
