@@ -61,9 +61,9 @@ inline constexpr size_t BlockedScaleBytes(int rows, int k) {
 // OK when `args` is within the supported set; otherwise InvalidArgument naming the group and
 // the field, e.g. "group 3: b is null" or "group 0: k = 96 is not a multiple of 64". M = 0 is
 // valid (and then A, SFA and C may be null; B and SFB are still required). N and K must be
-// positive; none of M, N, K may exceed kMaxExtent. Every non-null pointer must be 16-byte aligned, and device_m (if set) 4-byte
-// aligned. Empty groups span -> "groups is empty"; more than kMaxGroups -> "65 groups exceed
-// the supported maximum of 64".
+// positive; none of M, N, K may exceed kMaxExtent. Every non-null pointer must be 16-byte
+// aligned, and device_m (if set) 4-byte aligned. Empty groups span -> "groups is empty"; more
+// than kMaxGroups -> "65 groups exceed the supported maximum of 64".
 [[nodiscard]] absl::Status Validate(const GroupedGemmArguments& args);
 
 }  // namespace encore::gemm

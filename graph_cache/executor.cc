@@ -598,7 +598,9 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
     } else if (!capture_immediately && seen < options_.min_repeats) {
       refused = FallbackReason::kBelowMinRepeats;
     } else {
-      capture = !WouldEvictOwnLocked(e);  // (refused: kOverBudget)
+      // (Refused, kOverBudget, where room would cost one of the entry's own variants: patching
+      // one serves the call for less. An entry left with its bound exec alone has none to patch.)
+      capture = e->variants.empty() || !WouldEvictOwnLocked(e);
     }
     reload = ghosts_.Get(vhash) > 0;
   }
@@ -662,6 +664,9 @@ bool GraphExecutor::BoundLaunchLocked(Entry* e, const GemmCall& call, const Call
 GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCall& call,
                                                          const CallSignature& sig,
                                                          cudaStream_t stream) {
+  // Never at the cost of one of the entry's own variants (the header's rule for new execs; the
+  // bound exec is about as large as they are): the call patches the least recently used one.
+  if (WouldEvictOwnLocked(e)) return nullptr;
   gemm::LaunchPlan* plan = ScratchPlanLocked(0);
   if (!runner_->PrepareBound(call.args, plan, call.kind, stream).ok()) {
     e->bound_failed = true;

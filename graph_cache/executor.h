@@ -42,12 +42,13 @@
 //   Live(variants V1..Vk, 1 ≤ k ≤ max_bindings_per_structure), a call with bindings B:
 //     some Vi holds B (fingerprint, then exact compare) ──▶ launch Vi (a hit, nothing patched)
 //     none, k < max and (structure, B) seen min_repeats times (a hash-keyed recurrence count;
-//       capture_immediately skips it, not a failed capture's backoff) and making room would not evict one of this entry's own
-//       variants and the guard allows ──▶ Create a new variant V(k+1) for B
+//       capture_immediately skips it, not a failed capture's backoff) and making room would
+//       not evict one of this entry's own variants (an entry with none may lose its bound exec)
+//       and the guard allows ──▶ Create a new variant V(k+1) for B
 //     otherwise, options.rebind == kBound, a single call, and the entry's bound exec B serves
 //       the call's stream, device_m and exact M (B is captured from a bound plan at the first
-//       such call; a failed PrepareBound or capture marks the entry and falls through to the
-//       patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
+//       such call, unless making room for it would evict one of the entry's variants; a failed
+//       PrepareBound or capture marks the entry and falls through to the patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
 //       under the stream ring's lock (a hit, nothing patched; never memoized; a failed launch
 //       takes the write back, drops B and runs directly)
 //     otherwise, an entry left with its bound exec alone (its variants evicted) ──▶ direct

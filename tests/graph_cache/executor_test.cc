@@ -284,12 +284,11 @@ TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
   HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3), q({{17, 64, 64}}, 4);
   RunAndCheck(p1);
   RunAndCheck(p1);  // E's variant for p1
+  RunAndCheck(p2);  // new bindings, first sight: E's bound exec (room for it: 2 execs)
+  ASSERT_EQ(exec_->counters().bound_launches, 1u);
   RunAndCheck(q);
-  RunAndCheck(q);  // F's variant
-  ASSERT_EQ(exec_->counters().captures, 2u);
-  RunAndCheck(p2);  // new bindings, first sight: E's bound exec, which evicts p1's variant
+  RunAndCheck(q);  // F's variant evicts the least recently used exec: p1's variant
   ExecutorCounters c = exec_->counters();
-  ASSERT_EQ(c.bound_launches, 1u);
   ASSERT_EQ(c.evictions, 1u);
   ASSERT_EQ(c.captures, 3u);
   RunAndCheck(p3, KernelKind::kSimple, FakeStream(2));  // the bound exec serves stream 1 only
@@ -298,6 +297,29 @@ TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
   EXPECT_EQ(c.last_fallback, FallbackReason::kBelowMinRepeats);
   RunAndCheck(p3, KernelKind::kSimple, FakeStream(2));  // its second sighting: captured
   EXPECT_EQ(exec_->counters().captures, 4u);
+}
+
+// An entry's bound exec is not created at the cost of one of the entry's own variants (the rule
+// for every new exec): the call patches that variant instead.
+TEST_F(ExecutorTest, BoundExecNeverEvictsItsOwnEntrysVariant) {
+  ExecutorOptions o;
+  o.rebind = RebindMode::kBound;
+  o.max_entries = 2;
+  o.thrash.enabled = false;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2), q({{17, 64, 64}}, 4);
+  RunAndCheck(p1);
+  RunAndCheck(p1);  // E's variant for p1 (the least recently used exec from now on)
+  RunAndCheck(q);
+  RunAndCheck(q);  // F's variant: the cache is full
+  RunAndCheck(p2);  // a bound exec for E would evict E's variant: patched instead
+  ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.evictions, 0u);
+  EXPECT_EQ(c.bound_launches, 0u);
+  EXPECT_EQ(c.patches, 1u);
+  EXPECT_EQ(c.live_execs, 2u);
+  RunAndCheck(q);  // F's variant is still live
+  EXPECT_EQ(exec_->counters().captures, 2u);
 }
 
 // RebindMode::kBound with a runner that has no bound plans serves pointer swaps by patching, as

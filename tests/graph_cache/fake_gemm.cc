@@ -89,6 +89,7 @@ absl::Status FakeGemm::Prepare(const gemm::GroupedGemmArguments& args, gemm::Lau
   std::memcpy(plan->params, &params, sizeof(FakeParams));
   plan->pre.function = pre_kernel_.load();
   plan->prefers_pdl = plan->pre.function == nullptr || pre_prefers_pdl_.load();
+  plan->binds_from_ring = false;  // (as the real runner: a reused plan was maybe a bound one)
   return absl::OkStatus();
 }
 
