@@ -272,15 +272,20 @@ TEST_F(ExecutorTest, BoundRebindServesPointerSwapsWithoutPatches) {
   EXPECT_EQ(exec_->counters().live_execs, 0u);
 }
 
-// An entry whose variants were evicted keeps its bound exec; a call that exec cannot serve (here:
-// another stream) is captured as a variant only once it recurs min_repeats times, as any new
-// variant is, and runs directly until then.
-TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
+// kBound, room for two execs, no thrash guard: the eviction tests below.
+ExecutorOptions BoundTwoExecs() {
   ExecutorOptions o;
   o.rebind = RebindMode::kBound;
   o.max_entries = 2;
   o.thrash.enabled = false;
-  Make(o);
+  return o;
+}
+
+// An entry whose variants were evicted keeps its bound exec; a call that exec cannot serve (here:
+// another stream) is captured as a variant only once it recurs min_repeats times, as any new
+// variant is, and runs directly until then.
+TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
+  Make(BoundTwoExecs());
   HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3), q({{17, 64, 64}}, 4);
   RunAndCheck(p1);
   RunAndCheck(p1);  // E's variant for p1
@@ -302,11 +307,7 @@ TEST_F(ExecutorTest, BoundOnlyEntryCapturesNoVariantBelowMinRepeats) {
 // An entry's bound exec is not created at the cost of one of the entry's own variants (the rule
 // for every new exec): the call patches that variant instead.
 TEST_F(ExecutorTest, BoundExecNeverEvictsItsOwnEntrysVariant) {
-  ExecutorOptions o;
-  o.rebind = RebindMode::kBound;
-  o.max_entries = 2;
-  o.thrash.enabled = false;
-  Make(o);
+  Make(BoundTwoExecs());
   HostProblem p1(kShape, 1), p2(kShape, 2), q({{17, 64, 64}}, 4);
   RunAndCheck(p1);
   RunAndCheck(p1);  // E's variant for p1 (the least recently used exec from now on)
