@@ -17,6 +17,8 @@ absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
   if (o.max_bindings_per_structure < 1) return Bad("max_bindings_per_structure", "must be >= 1");
   if (o.max_device_bytes == 0) return Bad("max_device_bytes", "must be > 0");
   if (o.recurrence_slots == 0) return Bad("recurrence_slots", "must be >= 1");
+  // (Rounded up to a power of two by doubling: beyond 2^63 that wraps to 0 and never ends.)
+  if (o.recurrence_slots > (size_t{1} << 24)) return Bad("recurrence_slots", "must be <= 2^24");
   if (o.failure_backoff < 0) return Bad("failure_backoff", "must be >= 0");
   if (o.m_bucket.mode != MBucketMode::kExact && o.m_bucket.mode != MBucketMode::kPowerOfTwo &&
       o.m_bucket.mode != MBucketMode::kMultiple) {
@@ -48,6 +50,10 @@ absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
   if (t.cooldown_lookups < 1) return Bad("thrash.cooldown_lookups", "must be >= 1");
   if (t.max_cooldown_lookups < t.cooldown_lookups) {
     return Bad("thrash.max_cooldown_lookups", "must be >= cooldown_lookups");
+  }
+  // (The cooldown doubles up to it: 2^30 keeps that doubling inside an int.)
+  if (t.max_cooldown_lookups > (1 << 30)) {
+    return Bad("thrash.max_cooldown_lookups", "must be <= 2^30");
   }
   return absl::OkStatus();
 }

@@ -32,7 +32,7 @@ struct ThrashGuardOptions {
   double engage_miss_ratio = 0.5;
   double release_miss_ratio = 0.125;
   int cooldown_lookups = 256;
-  int max_cooldown_lookups = 16384;
+  int max_cooldown_lookups = 16384;  // <= 2^30
 };
 
 // How a live structure serves bindings that no variant holds (and that do not get a variant of
@@ -94,7 +94,7 @@ struct ExecutorOptions {
   size_t per_graph_bytes = 16 * 1024;
   size_t per_node_bytes = 4 * 1024;
   // Slots of the recurrence table and of the ghost table of evicted keys (4-way set-associative,
-  // allocated once each).
+  // allocated once each; 1..2^24).
   size_t recurrence_slots = 4096;
   // After a failed capture/instantiation the structure must recur this many more times before
   // the next attempt.

@@ -131,6 +131,7 @@ TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
       {"max_bindings_per_structure", [](ExecutorOptions& o) { o.max_bindings_per_structure = 0; }},
       {"max_device_bytes", [](ExecutorOptions& o) { o.max_device_bytes = 0; }},
       {"recurrence_slots", [](ExecutorOptions& o) { o.recurrence_slots = 0; }},
+      {"recurrence_slots", [](ExecutorOptions& o) { o.recurrence_slots = ~size_t{0}; }},
       {"failure_backoff", [](ExecutorOptions& o) { o.failure_backoff = -1; }},
       {"m_bucket.multiple",
        [](ExecutorOptions& o) {
@@ -147,6 +148,11 @@ TEST_F(ExecutorTest, CreateRejectsNonsenseOptionsNamingTheField) {
       {"thrash.cooldown_lookups", [](ExecutorOptions& o) { o.thrash.cooldown_lookups = 0; }},
       {"thrash.max_cooldown_lookups",
        [](ExecutorOptions& o) { o.thrash.max_cooldown_lookups = o.thrash.cooldown_lookups - 1; }},
+      {"thrash.max_cooldown_lookups",
+       [](ExecutorOptions& o) {
+         o.thrash.cooldown_lookups = (1 << 30) + 1;
+         o.thrash.max_cooldown_lookups = 2147483647;
+       }},
   };
   for (const Case& c : cases) {
     ExecutorOptions o;
