@@ -40,8 +40,19 @@ absl::StatusOr<std::unique_ptr<SequenceRecorder>> SequenceRecorder::Create(
         absl::StrCat("max_period = ", options.max_period, " exceeds the executor's ",
                      "max_batch_calls = ", executor->options().max_batch_calls));
   }
-  if (options.confirm_repeats < 2) {
-    return absl::InvalidArgumentError("confirm_repeats must be ≥ 2");
+  if (options.mode != SequenceMode::kStepBounded && options.mode != SequenceMode::kSpeculative) {
+    return absl::InvalidArgumentError("mode is not a SequenceMode");
+  }
+  // (≤ 1024: the detector's confirm length, confirm_repeats × period, stays inside an int.)
+  if (options.confirm_repeats < 2 || options.confirm_repeats > 1024) {
+    return absl::InvalidArgumentError("confirm_repeats must be in [2, 1024]");
+  }
+  if (options.min_confirm_calls < 0) {
+    return absl::InvalidArgumentError("min_confirm_calls must be ≥ 0");
+  }
+  if (options.max_speculative_hazards < 1) {
+    return absl::InvalidArgumentError(
+        "max_speculative_hazards must be ≥ 1 (for no speculation, use kStepBounded)");
   }
   return std::unique_ptr<SequenceRecorder>(new SequenceRecorder(executor, stream, options));
 }
@@ -97,7 +108,12 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
   ++counters_.replayed_calls;
   if (first) {
     ++counters_.period_launches;
-    return executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
+    absl::Status launched =
+        executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
+    // A failed period launch may have run none of the period: the calls after this one must run
+    // themselves, not be taken as done.
+    if (!launched.ok()) Diverge();
+    return launched;
   }
   return absl::OkStatus();
 }
@@ -110,16 +126,16 @@ void SequenceRecorder::NoteHazard() {
 }
 
 absl::Status SequenceRecorder::EndStep() {
+  calls_in_step_ = 0;  // (a step boundary whatever the flush below returns)
   if (state_ == State::kReplaying && pos_ != 0) {
     // The step ended inside a period: steps and the period do not line up.
     if (options_.mode == SequenceMode::kStepBounded) {
-      ENCORE_RETURN_IF_ERROR(FlushDeferred());
+      ENCORE_RETURN_IF_ERROR(FlushDeferred());  // (a failed flush has re-learned already)
     } else if (aligned_) {
       NoteHazard();  // the rest of the period already ran but was never requested
     }
     Diverge();
   }
-  calls_in_step_ = 0;
   return absl::OkStatus();
 }
 
@@ -166,18 +182,34 @@ absl::Status SequenceRecorder::LaunchPeriod() {
   pos_ = 0;
   ++counters_.period_launches;
   counters_.replayed_calls += static_cast<uint64_t>(period_len_);
-  return executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
+  absl::Status launched =
+      executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
+  if (!launched.ok()) Diverge();  // (the error reports the period's deferred calls too)
+  return launched;
 }
 
 absl::Status SequenceRecorder::FlushDeferred() {
   if (!aligned_ || options_.mode != SequenceMode::kStepBounded) return absl::OkStatus();
-  for (int q = 0; q < pos_; ++q) {
+  // NOTES: the deferred calls leave the recorder before any of them runs, and a failure stops
+  // the replay: a flush that fails half-way is never flushed again (which would run its first
+  // calls twice).
+  const int deferred = pos_;
+  pos_ = 0;
+  for (int q = 0; q < deferred; ++q) {
     ++counters_.flushed_calls;
     const GemmCall& c = period_calls_[static_cast<size_t>(q)];
-    ENCORE_RETURN_IF_ERROR(executor_->Run(c.args, stream_, c.kind));
+    if (absl::Status s = executor_->Run(c.args, stream_, c.kind); !s.ok()) {
+      Diverge();
+      return s;
+    }
   }
-  pos_ = 0;
   return absl::OkStatus();
+}
+
+SequenceRecorder::~SequenceRecorder() {
+  // Deferred calls returned OK from Run: they still run (errors cannot be reported here; call
+  // EndStep first to see them).
+  if (state_ == State::kReplaying) (void)FlushDeferred();
 }
 
 void SequenceRecorder::Diverge() {

@@ -104,12 +104,19 @@ struct SequenceCounters {
 
 class SequenceRecorder {
  public:
-  // `executor` is not owned and must outlive the recorder.
+  // `executor` is not owned and must outlive the recorder. InvalidArgument for options out of
+  // range (max_period in [1, executor's max_batch_calls], confirm_repeats in [2, 1024],
+  // min_confirm_calls ≥ 0, max_speculative_hazards ≥ 1, a SequenceMode).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<SequenceRecorder>> Create(
       GraphExecutor* executor, cudaStream_t stream, SequenceOptions options = {});
+  // Launches the deferred calls of an unfinished period (kStepBounded), as EndStep would, but
+  // drops their errors: call EndStep first to see them. The stream must then still be valid.
+  ~SequenceRecorder();
 
   // One call on the recorder's stream. Errors are those of the launches it makes (and
-  // InvalidArgument for a malformed call).
+  // InvalidArgument for a malformed call). A failed launch of deferred or replayed calls (a period,
+  // or a flush) reports them in the error and ends the replay: the recorder re-learns, so no call
+  // after it is taken as done, and none runs twice.
   [[nodiscard]] absl::Status Run(const gemm::GroupedGemmArguments& args,
                                  gemm::KernelKind kind = gemm::KernelKind::kAuto);
 

@@ -76,6 +76,11 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
 
   // Test hooks.
   void FailNextLaunches(int n) { fail_launches_.store(n); }
+  // The `n` launches after the next `skip` fail.
+  void FailLaunchesAfter(int skip, int n) {
+    skip_launches_.store(skip);
+    fail_launches_.store(n);
+  }
   // Plans prepared from now on carry a pre-kernel with this function (a tag; never launched in
   // host mode); nullptr: none. `prefers_pdl`: LaunchPlan::prefers_pdl of those plans (a padded or
   // large token pre-pass).
@@ -105,6 +110,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   Device device_;
   int64_t auto_threshold_;
   mutable std::atomic<int> fail_launches_{0};
+  mutable std::atomic<int> skip_launches_{0};
   std::atomic<const void*> pre_kernel_{nullptr};
   std::atomic<bool> pre_prefers_pdl_{false};
   std::atomic<int64_t> auto_stream_k_from_{INT64_MAX};

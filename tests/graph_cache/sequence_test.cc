@@ -63,6 +63,83 @@ TEST_F(SequenceTest, CreateValidates) {
   o.confirm_repeats = 1;
   EXPECT_FALSE(SequenceRecorder::Create(exec_.get(), FakeStream(1), o).ok());
   EXPECT_FALSE(SequenceRecorder::Create(nullptr, FakeStream(1)).ok());
+  // Values that used to be accepted and then misbehave: a mode that is none (ran as
+  // speculative), 0 hazards (speculated until the first), a confirm length past an int.
+  const struct {
+    const char* what;
+    void (*spoil)(SequenceOptions&);
+  } cases[] = {
+      {"mode", [](SequenceOptions& x) { x.mode = static_cast<SequenceMode>(5); }},
+      {"max_speculative_hazards", [](SequenceOptions& x) { x.max_speculative_hazards = 0; }},
+      {"confirm_repeats", [](SequenceOptions& x) { x.confirm_repeats = 1 << 30; }},
+      {"min_confirm_calls", [](SequenceOptions& x) { x.min_confirm_calls = -1; }},
+  };
+  for (const auto& c : cases) {
+    SequenceOptions x;
+    c.spoil(x);
+    const auto r = SequenceRecorder::Create(exec_.get(), FakeStream(1), x);
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_NE(r.status().message().find(c.what), absl::string_view::npos) << r.status();
+  }
+}
+
+// Runs `rec` over `ps` (one call each, then EndStep) until its period is replayed and aligned.
+void ReplayingAfterLearning(SequenceRecorder* rec, std::vector<std::unique_ptr<HostProblem>>& ps) {
+  for (int step = 0; step < 5; ++step) {
+    for (auto& p : ps) ENCORE_ASSERT_OK(rec->Run(p->args(), KernelKind::kSimple));
+    ENCORE_ASSERT_OK(rec->EndStep());
+  }
+  ASSERT_EQ(rec->counters().period, static_cast<int>(ps.size()));
+}
+
+// A flush of deferred calls that fails half-way (a diverging call arrives; the second deferred
+// call's launch fails) reports the error and ends the replay: the flushed calls are not flushed
+// again at EndStep, i.e. none runs twice.
+TEST_F(SequenceTest, FlushFailingHalfWayRunsNoCallTwice) {
+  auto rec = Recorder(SequenceMode::kStepBounded);
+  auto ps = Problems(3);
+  ReplayingAfterLearning(rec.get(), ps);
+  HostProblem odd({{24, 64, 128}}, 77);
+  ENCORE_ASSERT_OK(rec->Run(ps[0]->args(), KernelKind::kSimple));  // deferred
+  ENCORE_ASSERT_OK(rec->Run(ps[1]->args(), KernelKind::kSimple));  // deferred
+  const uint64_t flushed = rec->counters().flushed_calls;
+  // Call 0's flush: its graph's one launch; call 1's: its graph's launch, then the direct one.
+  gemm_.FailLaunchesAfter(1, 2);
+  EXPECT_FALSE(rec->Run(odd.args(), KernelKind::kSimple).ok());
+  EXPECT_EQ(rec->counters().flushed_calls, flushed + 2);
+  ENCORE_ASSERT_OK(rec->EndStep());
+  EXPECT_EQ(rec->counters().flushed_calls, flushed + 2) << "nothing flushed a second time";
+  EXPECT_EQ(rec->counters().period, 0) << "re-learning";
+}
+
+// kSpeculative: when the period's launch at its first call fails, the calls after it are not
+// taken as done: they run themselves.
+TEST_F(SequenceTest, SpeculativeFailedPeriodLaunchRunsTheRestItself) {
+  auto rec = Recorder(SequenceMode::kSpeculative);
+  auto ps = Problems(3);
+  ReplayingAfterLearning(rec.get(), ps);
+  for (auto& p : ps) p->ClearC();
+  gemm_.FailNextLaunches(2);  // the period graph's first node, then call 0's direct launch
+  EXPECT_FALSE(rec->Run(ps[0]->args(), KernelKind::kSimple).ok());
+  ENCORE_ASSERT_OK(rec->Run(ps[1]->args(), KernelKind::kSimple));
+  ENCORE_ASSERT_OK(rec->Run(ps[2]->args(), KernelKind::kSimple));
+  EXPECT_TRUE(ps[1]->Check(0));
+  EXPECT_TRUE(ps[2]->Check(0));
+}
+
+// Deferred calls returned OK: a recorder destroyed before its step ends still launches them.
+TEST_F(SequenceTest, DestroyedRecorderLaunchesItsDeferredCalls) {
+  auto rec = Recorder(SequenceMode::kStepBounded);
+  auto ps = Problems(3);
+  ReplayingAfterLearning(rec.get(), ps);
+  for (auto& p : ps) p->ClearC();
+  ENCORE_ASSERT_OK(rec->Run(ps[0]->args(), KernelKind::kSimple));
+  ENCORE_ASSERT_OK(rec->Run(ps[1]->args(), KernelKind::kSimple));
+  EXPECT_FALSE(ps[0]->Check(0)) << "deferred";
+  rec.reset();
+  EXPECT_TRUE(ps[0]->Check(0));
+  EXPECT_TRUE(ps[1]->Check(0));
 }
 
 TEST_F(SequenceTest, StepBoundedDefersAndReplaysOnePeriodPerStep) {
