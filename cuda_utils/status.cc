@@ -21,6 +21,7 @@ absl::Status ToStatus(cudaError_t err, absl::string_view what) {
     case cudaErrorInvalidValue:
     case cudaErrorInvalidConfiguration:
     case cudaErrorInvalidDevicePointer:
+    case cudaErrorInvalidDevice:  // (a device ordinal the machine does not have)
       return absl::InvalidArgumentError(msg);
     default:
       return absl::InternalError(msg);

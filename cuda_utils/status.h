@@ -18,8 +18,9 @@
 namespace encore {
 
 // OK for cudaSuccess; otherwise a status whose code reflects the error class (out of memory ->
-// kResourceExhausted, no device / insufficient driver -> kFailedPrecondition, invalid value ->
-// kInvalidArgument, anything else -> kInternal) and whose message starts with `what`.
+// kResourceExhausted, no device / insufficient driver -> kFailedPrecondition, invalid value or
+// device ordinal -> kInvalidArgument, anything else -> kInternal) and whose message starts with
+// `what`.
 [[nodiscard]] absl::Status ToStatus(cudaError_t err, absl::string_view what);
 [[nodiscard]] absl::Status ToStatus(CUresult err, absl::string_view what);
 

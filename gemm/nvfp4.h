@@ -55,7 +55,7 @@ float DequantizeNvfp4(const Nvfp4Matrix& m, int r, int kk);
 // Byte offset of (row r, scale column j) in the 128×4 blocked layout for a K of `k`:
 // ((r/128)·ceil(K/64) + j/4)·512 + (r%32)·16 + ((r%128)/32)·4 + j%4.
 inline constexpr size_t BlockedScaleOffset(int r, int j, int k) {
-  const size_t col_blocks = static_cast<size_t>((k + 63) / 64);
+  const size_t col_blocks = (static_cast<size_t>(k) + 63) / 64;
   return ((static_cast<size_t>(r / 128)) * col_blocks + static_cast<size_t>(j / 4)) * 512 +
          static_cast<size_t>(r % 32) * 16 + static_cast<size_t>((r % 128) / 32) * 4 +
          static_cast<size_t>(j % 4);

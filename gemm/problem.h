@@ -54,8 +54,9 @@ struct GroupedGemmArguments {
 };
 
 // Bytes of one operand's blocked scale factors: ceil(rows/128) · ceil(K/64) · 512.
+// (In 64 bits from the start: rows + 127 or k + 63 in int would overflow near INT_MAX.)
 inline constexpr size_t BlockedScaleBytes(int rows, int k) {
-  return static_cast<size_t>((rows + 127) / 128) * static_cast<size_t>((k + 63) / 64) * 512;
+  return (static_cast<size_t>(rows) + 127) / 128 * ((static_cast<size_t>(k) + 63) / 64) * 512;
 }
 
 // OK when `args` is within the supported set; otherwise InvalidArgument naming the group and

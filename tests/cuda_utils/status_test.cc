@@ -24,6 +24,7 @@ TEST(ToStatus, RuntimeErrorNamesTheCallAndTheError) {
 TEST(ToStatus, RuntimeErrorClasses) {
   EXPECT_EQ(ToStatus(cudaErrorNoDevice, "x").code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(ToStatus(cudaErrorInvalidValue, "x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ToStatus(cudaErrorInvalidDevice, "x").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ToStatus(cudaErrorLaunchFailure, "x").code(), absl::StatusCode::kInternal);
 }
 

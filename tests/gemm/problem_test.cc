@@ -175,6 +175,9 @@ TEST(Validate, DeviceMAlignment) {
 TEST(BlockedScaleBytes, MatchesTheFormula) {
   EXPECT_EQ(BlockedScaleBytes(0, 64), 0u);
   EXPECT_EQ(BlockedScaleBytes(1, 64), 512u);
+  // Near INT_MAX (rows + 127 and k + 63 used to overflow in int).
+  EXPECT_EQ(BlockedScaleBytes(2147483647, 64), size_t{16777216} * 512);
+  EXPECT_EQ(BlockedScaleBytes(1, 2147483632), size_t{33554432} * 512);
   EXPECT_EQ(BlockedScaleBytes(128, 64), 512u);
   EXPECT_EQ(BlockedScaleBytes(129, 64), 1024u);
   EXPECT_EQ(BlockedScaleBytes(128, 7168), 112u * 512u);
