@@ -17,7 +17,16 @@ absl::Status GroupError(size_t g, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("group ", g, ": ", what));
 }
 
-// A positive multiple of `multiple`, e.g. "k = 96 is not a multiple of 64".
+// At most kMaxExtent, e.g. "m = 16777217 exceeds the maximum of 16777216".
+absl::Status CheckAtMostMaxExtent(size_t g, absl::string_view name, int value) {
+  if (value > kMaxExtent) {
+    return GroupError(g, absl::StrCat(name, " = ", value, " exceeds the maximum of ", kMaxExtent));
+  }
+  return absl::OkStatus();
+}
+
+// A positive multiple of `multiple` (and at most kMaxExtent), e.g. "k = 96 is not a multiple of
+// 64".
 absl::Status CheckExtent(size_t g, absl::string_view name, int value, int multiple) {
   if (value <= 0) {
     return GroupError(g, absl::StrCat(name, " = ", value, " is not positive"));
@@ -25,10 +34,7 @@ absl::Status CheckExtent(size_t g, absl::string_view name, int value, int multip
   if (value % multiple != 0) {
     return GroupError(g, absl::StrCat(name, " = ", value, " is not a multiple of ", multiple));
   }
-  if (value > kMaxExtent) {
-    return GroupError(g, absl::StrCat(name, " = ", value, " exceeds the maximum of ", kMaxExtent));
-  }
-  return absl::OkStatus();
+  return CheckAtMostMaxExtent(g, name, value);
 }
 
 // `required`: null is an error. Non-null pointers must be kPointerAlignment-aligned either way.
@@ -44,9 +50,7 @@ absl::Status CheckPointer(size_t g, absl::string_view name, const void* p, bool 
 
 absl::Status ValidateGroup(size_t g, const GroupProblem& p) {
   if (p.m < 0) return GroupError(g, absl::StrCat("m = ", p.m, " is negative"));
-  if (p.m > kMaxExtent) {
-    return GroupError(g, absl::StrCat("m = ", p.m, " exceeds the maximum of ", kMaxExtent));
-  }
+  if (absl::Status s = CheckAtMostMaxExtent(g, "m", p.m); !s.ok()) return s;
   if (absl::Status s = CheckExtent(g, "n", p.n, kNMultiple); !s.ok()) return s;
   if (absl::Status s = CheckExtent(g, "k", p.k, kKMultiple); !s.ok()) return s;
   // With m == 0 nothing of A, SFA or C is touched, so they may be null. B and SFB are still

@@ -48,7 +48,8 @@
 //     otherwise, options.rebind == kBound, a single call, and the entry's bound exec B serves
 //       the call's stream, device_m and exact M (B is captured from a bound plan at the first
 //       such call, unless making room for it would evict one of the entry's variants; a failed
-//       PrepareBound or capture marks the entry and falls through to the patch below) ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
+//       PrepareBound or capture marks the entry and falls through to the patch below)
+//       ──▶ runner.LaunchWithBindings: the call's pointers written, B launched,
 //       under the stream ring's lock (a hit, nothing patched; never memoized; a failed launch
 //       takes the write back, drops B and runs directly)
 //     otherwise, an entry left with its bound exec alone (its variants evicted) ──▶ direct

@@ -108,12 +108,7 @@ absl::Status SequenceRecorder::Run(const gemm::GroupedGemmArguments& args, gemm:
   ++counters_.replayed_calls;
   if (first) {
     ++counters_.period_launches;
-    absl::Status launched =
-        executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
-    // A failed period launch may have run none of the period: the calls after this one must run
-    // themselves, not be taken as done.
-    if (!launched.ok()) Diverge();
-    return launched;
+    return RunPeriodGraph();
   }
   return absl::OkStatus();
 }
@@ -182,9 +177,15 @@ absl::Status SequenceRecorder::LaunchPeriod() {
   pos_ = 0;
   ++counters_.period_launches;
   counters_.replayed_calls += static_cast<uint64_t>(period_len_);
+  return RunPeriodGraph();
+}
+
+absl::Status SequenceRecorder::RunPeriodGraph() {
   absl::Status launched =
       executor_->RunBatchWithTicket(period_calls_, stream_, BatchRunOptions{true}, &ticket_);
-  if (!launched.ok()) Diverge();  // (the error reports the period's deferred calls too)
+  // A failed launch may have run none of the period: the recorder re-learns, so no later call is
+  // taken as done (the error reports the calls it covered, deferred ones included).
+  if (!launched.ok()) Diverge();
   return launched;
 }
 

@@ -147,6 +147,8 @@ class SequenceRecorder {
   // The detector proposed period p: verify it exactly and switch to replaying.
   void TryAdopt(int p);
   absl::Status LaunchPeriod();
+  // The period graph through the executor (both modes); a failure ends the replay.
+  absl::Status RunPeriodGraph();
   absl::Status FlushDeferred();
   void Diverge();
   void NoteHazard();
