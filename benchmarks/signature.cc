@@ -16,6 +16,9 @@
 //   BM_SequenceStep/C/G: C calls of G groups made through a step-bounded SequenceRecorder.
 //   BM_RunnerPrepare/G: the sm90 runner's Prepare (warm tensor-map cache): the host work of a
 //     direct launch and of a graph-node patch.
+//   BM_Validate/G/L: gemm::Validate of G groups (rotating over 15 input sets), buffers laid out
+//     L = 0: each in its own allocation (interleaved in memory), 1: one slab per operand kind
+//     (every group's C in one output slab, as an MoE layer's).
 //
 // Run: bazel run -c opt //benchmarks:signature
 #include "graph_cache/signature.h"
@@ -24,14 +27,17 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "benchmark/benchmark.h"
 #include "cuda_utils/device.h"
 #include "cuda_utils/driver.h"
 #include "gemm/grouped_gemm.h"
 #include "gemm/internal/sm90_runner.h"
+#include "gemm/problem.h"
 #include "graph_cache/batch.h"
 #include "graph_cache/executor.h"
 #include "graph_cache/internal/key_words.h"
@@ -43,12 +49,13 @@ namespace {
 std::vector<gemm::GroupProblem> Groups(int ng, uintptr_t salt, int m_base) {
   std::vector<gemm::GroupProblem> g(static_cast<size_t>(ng));
   for (int i = 0; i < ng; ++i) {
-    const uintptr_t base = (salt << 32) + 0x100000u * static_cast<uintptr_t>(i + 1);
-    g[i] = gemm::GroupProblem{reinterpret_cast<const void*>(base + 0x000),
-                              reinterpret_cast<const void*>(base + 0x100),
-                              reinterpret_cast<const void*>(base + 0x200),
-                              reinterpret_cast<const void*>(base + 0x300),
-                              reinterpret_cast<void*>(base + 0x400),
+    // Buffers 32 MiB apart (B is 14 MiB, C at most 8.4 MiB): Validate rejects buffers that meet.
+    const uintptr_t base = (salt << 36) + (static_cast<uintptr_t>(i + 1) << 28);
+    g[i] = gemm::GroupProblem{reinterpret_cast<const void*>(base + (uintptr_t{0} << 25)),
+                              reinterpret_cast<const void*>(base + (uintptr_t{1} << 25)),
+                              reinterpret_cast<const void*>(base + (uintptr_t{2} << 25)),
+                              reinterpret_cast<const void*>(base + (uintptr_t{3} << 25)),
+                              reinterpret_cast<void*>(base + (uintptr_t{4} << 25)),
                               m_base + 16 * i,
                               4096,
                               7168};
@@ -490,7 +497,12 @@ void BM_RunnerPrepare(benchmark::State& state) {
   std::vector<std::vector<gemm::GroupProblem>> sets;
   for (int i = 0; i < 15; ++i) sets.push_back(Groups(ng, static_cast<uintptr_t>(i + 1), 64));
   auto plan = std::make_unique<gemm::LaunchPlan>();
-  for (auto& g : sets) (void)runner->Prepare(gemm::GroupedGemmArguments{g}, plan.get());
+  for (auto& g : sets) {
+    if (absl::Status s = runner->Prepare(gemm::GroupedGemmArguments{g}, plan.get()); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+  }
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(runner->Prepare(gemm::GroupedGemmArguments{sets[i]}, plan.get()));
@@ -498,6 +510,47 @@ void BM_RunnerPrepare(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RunnerPrepare)->Arg(2)->Arg(8)->Arg(64);
+
+void BM_Validate(benchmark::State& state) {
+  const int ng = static_cast<int>(state.range(0));
+  const bool slabs = state.range(1) != 0;
+  std::vector<std::vector<gemm::GroupProblem>> sets;
+  for (int i = 0; i < 15; ++i) {
+    std::vector<gemm::GroupProblem> g = Groups(ng, static_cast<uintptr_t>(i + 1), 64);
+    if (slabs) {
+      // Operand kind f of every group in one slab (f << 32 from the set's base), group after group.
+      const uintptr_t base = static_cast<uintptr_t>(i + 1) << 36;
+      uintptr_t off[5] = {};
+      for (gemm::GroupProblem& p : g) {
+        const size_t bytes[5] = {static_cast<size_t>(p.m) * (p.k / 2),
+                                 static_cast<size_t>(p.n) * (p.k / 2),
+                                 gemm::BlockedScaleBytes(p.m, p.k),
+                                 gemm::BlockedScaleBytes(p.n, p.k),
+                                 static_cast<size_t>(p.m) * p.n * 2};
+        const void** in[4] = {&p.a, &p.b, &p.sfa, &p.sfb};
+        for (int f = 0; f < 5; ++f) {
+          const uintptr_t at = base + (static_cast<uintptr_t>(f) << 32) + off[f];
+          if (f < 4) *in[f] = reinterpret_cast<const void*>(at);
+          else p.c = reinterpret_cast<void*>(at);
+          off[f] += (bytes[f] + 255) / 256 * 256;
+        }
+      }
+    }
+    sets.push_back(std::move(g));
+  }
+  for (auto& g : sets) {
+    if (absl::Status s = gemm::Validate(gemm::GroupedGemmArguments{g}); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(gemm::Validate(gemm::GroupedGemmArguments{sets[i]}));
+    i = i + 1 == sets.size() ? 0 : i + 1;
+  }
+}
+BENCHMARK(BM_Validate)->ArgsProduct({{1, 8, 64}, {0, 1}});
 
 }  // namespace
 }  // namespace encore::graph_cache

@@ -1,6 +1,8 @@
 #include "gemm/problem.h"
 
 #include <cstdint>
+#include <limits>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -70,6 +72,124 @@ absl::Status ValidateGroup(size_t g, const GroupProblem& p) {
   return absl::OkStatus();
 }
 
+// Whether ValidateGroup would pass `p`, in a few predictable branches (the per-call path: the
+// detailed checks run only to name what failed).
+bool GroupPasses(const GroupProblem& p) {
+  const auto extent_ok = [](int v, int multiple) {
+    return v > 0 && v % multiple == 0 && v <= kMaxExtent;
+  };
+  const auto bits = [](const void* q) { return reinterpret_cast<uintptr_t>(q); };
+  const bool has_rows = p.m > 0;
+  const uintptr_t misaligned =
+      (bits(p.a) | bits(p.b) | bits(p.sfa) | bits(p.sfb) | bits(p.c)) % kPointerAlignment;
+  return p.m >= 0 && p.m <= kMaxExtent && extent_ok(p.n, kNMultiple) &&
+         extent_ok(p.k, kKMultiple) && misaligned == 0 && p.b != nullptr && p.sfb != nullptr &&
+         (!has_rows || (p.a != nullptr && p.sfa != nullptr && p.c != nullptr));
+}
+
+// A byte range [begin, end) of one operand, and whose it is (for the error message).
+struct Range {
+  uintptr_t begin;
+  uintptr_t end;
+  int group;  // -1: device_m
+  const char* name;
+};
+
+Range RangeOf(const void* p, size_t bytes, int group, const char* name) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+  // A range past the end of the address space (a bogus pointer) reaches to its end.
+  const uintptr_t end = bytes > std::numeric_limits<uintptr_t>::max() - begin
+                            ? std::numeric_limits<uintptr_t>::max()
+                            : begin + bytes;
+  return Range{begin, end, group, name};
+}
+
+std::string Whose(const Range& r) {
+  return r.group < 0 ? std::string("device_m") : absl::StrCat(r.name, " of group ", r.group);
+}
+
+// NOTES: no two outputs (C at capacity M) may share a byte, and no output may share one with
+// any input (A, SFA, B, SFB of any group, device_m): the kernels write C while other tiles still
+// read. Inputs may share bytes with each other (groups with the same weights are fine). The
+// outputs are insertion-sorted on the stack (no allocation on the call path; linear when they
+// come in address order, as slabs and successive allocations do); an input outside their hull
+// is done in two compares, one inside it meets some output iff it meets the last output that
+// begins before the input ends (the outputs being disjoint by then), found near the previous
+// input's or by a binary search.
+absl::Status CheckOverlaps(const GroupedGemmArguments& args) {
+  Range out[kMaxGroups];  // the first n are set
+  int n = 0;
+  for (size_t g = 0; g < args.groups.size(); ++g) {
+    const GroupProblem& p = args.groups[g];
+    if (p.m == 0 || p.c == nullptr) continue;
+    const Range r = RangeOf(p.c, static_cast<size_t>(p.m) * static_cast<size_t>(p.n) * 2,
+                            static_cast<int>(g), "c");
+    int i = n++;
+    for (; i > 0 && out[i - 1].begin > r.begin; --i) out[i] = out[i - 1];
+    out[i] = r;
+  }
+  if (n == 0) return absl::OkStatus();
+  uintptr_t hull_end = out[0].end;
+  for (int i = 1; i < n; ++i) {
+    if (out[i].begin < out[i - 1].end) {
+      const Range& lo = out[i - 1].group < out[i].group ? out[i - 1] : out[i];
+      const Range& hi = out[i - 1].group < out[i].group ? out[i] : out[i - 1];
+      return GroupError(static_cast<size_t>(hi.group), absl::StrCat("c overlaps the ", Whose(lo)));
+    }
+    hull_end = out[i].end;
+  }
+  const uintptr_t hull_begin = out[0].begin;
+  // The index of the last output that begins before `end` (-1: none), tried first at the
+  // previous answer and the one after it: consecutive inputs mostly lie between the same two
+  // outputs, or between the next two (a group's buffers allocated one after another).
+  int hint = 0;
+  const auto last_before = [&](uintptr_t end) {
+    const auto is_answer = [&](int j) {
+      return (j < 0 || out[j].begin < end) && (j + 1 == n || out[j + 1].begin >= end);
+    };
+    if (is_answer(hint)) return hint;
+    if (hint + 1 < n && is_answer(hint + 1)) return hint + 1;
+    int lo = 0, len = n;  // lo: the first output that begins at or after `end`
+    while (len > 0) {
+      const int half = len / 2;
+      const bool before = out[lo + half].begin < end;
+      lo = before ? lo + half + 1 : lo;
+      len = before ? len - half - 1 : half;
+    }
+    return lo - 1;
+  };
+  const auto meets = [&](const Range& in) -> const Range* {
+    if (in.begin == in.end || in.end <= hull_begin || in.begin >= hull_end) return nullptr;
+    hint = last_before(in.end);
+    return hint >= 0 && out[hint].end > in.begin ? &out[hint] : nullptr;
+  };
+  for (size_t g = 0; g < args.groups.size(); ++g) {
+    const GroupProblem& p = args.groups[g];
+    const size_t m = static_cast<size_t>(p.m), nn = static_cast<size_t>(p.n),
+                 k = static_cast<size_t>(p.k);
+    const int gi = static_cast<int>(g);
+    // (A null A or SFA only in a group without rows: its inputs are empty ranges then.)
+    const Range inputs[] = {
+        RangeOf(p.a, m * (k / 2), gi, "a"),
+        RangeOf(p.b, nn * (k / 2), gi, "b"),
+        RangeOf(p.sfa, m == 0 ? 0 : BlockedScaleBytes(p.m, p.k), gi, "sfa"),
+        RangeOf(p.sfb, BlockedScaleBytes(p.n, p.k), gi, "sfb"),
+    };
+    for (const Range& in : inputs) {
+      if (const Range* o = meets(in)) {
+        return GroupError(static_cast<size_t>(o->group), absl::StrCat("c overlaps the ", Whose(in)));
+      }
+    }
+  }
+  if (args.device_m != nullptr) {
+    const Range dm = RangeOf(args.device_m, args.groups.size() * sizeof(int32_t), -1, "");
+    if (const Range* o = meets(dm)) {
+      return GroupError(static_cast<size_t>(o->group), "c overlaps device_m");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status Validate(const GroupedGemmArguments& args) {
@@ -83,9 +203,9 @@ absl::Status Validate(const GroupedGemmArguments& args) {
         absl::StrCat("device_m is not ", alignof(int32_t), "-byte aligned"));
   }
   for (size_t g = 0; g < args.groups.size(); ++g) {
-    if (absl::Status s = ValidateGroup(g, args.groups[g]); !s.ok()) return s;
+    if (!GroupPasses(args.groups[g])) return ValidateGroup(g, args.groups[g]);
   }
-  return absl::OkStatus();
+  return CheckOverlaps(args);
 }
 
 }  // namespace encore::gemm

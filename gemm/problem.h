@@ -6,7 +6,7 @@
 //     (see BlockedScaleOffset in gemm/nvfp4.h): ceil(rows/128)·(K/64)·512 bytes per operand.
 // Supported: M ≥ 0 (0 = the group is skipped), N % 8 == 0, K % 64 == 0, each of M, N, K at most
 // kMaxExtent, 1..kMaxGroups groups, every pointer 16-byte aligned (the bulk tensor copy engine
-// needs it).
+// needs it), no output sharing a byte with another output or with any input.
 //
 // Example:
 //   encore::gemm::GroupProblem g{.a = a, .b = b, .sfa = sfa, .sfb = sfb, .c = c,
@@ -64,7 +64,10 @@ inline constexpr size_t BlockedScaleBytes(int rows, int k) {
 // valid (and then A, SFA and C may be null; B and SFB are still required). N and K must be
 // positive; none of M, N, K may exceed kMaxExtent. Every non-null pointer must be 16-byte
 // aligned, and device_m (if set) 4-byte aligned. Empty groups span -> "groups is empty"; more
-// than kMaxGroups -> "65 groups exceed the supported maximum of 64".
+// than kMaxGroups -> "65 groups exceed the supported maximum of 64". No group's C (its M x N
+// halves) may share a byte with another group's C or with any input (A, SFA, B, SFB of any
+// group, device_m): "group 2: c overlaps the b of group 0". Inputs may share bytes (groups with
+// the same weights are fine). Cost: ~30-50 ns a group (benchmarks/signature.cc BM_Validate).
 [[nodiscard]] absl::Status Validate(const GroupedGemmArguments& args);
 
 }  // namespace encore::gemm

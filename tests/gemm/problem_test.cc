@@ -12,22 +12,31 @@
 namespace encore::gemm {
 namespace {
 
-// Fake, suitably aligned addresses: Validate never dereferences them.
-alignas(256) unsigned char g_storage[4096];
+// Fake addresses (Validate never dereferences them): field f of group i at (8 i + f + 1) << 50,
+// so no two buffers meet even at the largest extents (a C of 2^24 x 2^24 halves is 2^49 bytes).
+const void* Addr(int group, int field, uintptr_t offset = 0) {
+  return reinterpret_cast<const void*>(
+      ((static_cast<uintptr_t>(group) * 8 + static_cast<uintptr_t>(field) + 1) << 50) + offset);
+}
 
-const void* Addr(size_t offset) { return g_storage + offset; }
-
-GroupProblem ValidGroup() {
+GroupProblem ValidGroup(int i = 0) {
   GroupProblem g;
-  g.a = Addr(0);
-  g.b = Addr(256);
-  g.sfa = Addr(512);
-  g.sfb = Addr(768);
-  g.c = const_cast<void*>(Addr(1024));
+  g.a = Addr(i, 0);
+  g.b = Addr(i, 1);
+  g.sfa = Addr(i, 2);
+  g.sfb = Addr(i, 3);
+  g.c = const_cast<void*>(Addr(i, 4));
   g.m = 96;
   g.n = 128;
   g.k = 256;
   return g;
+}
+
+// `n` valid groups with disjoint buffers.
+std::vector<GroupProblem> ValidGroups(int n) {
+  std::vector<GroupProblem> groups;
+  for (int i = 0; i < n; ++i) groups.push_back(ValidGroup(i));
+  return groups;
 }
 
 absl::Status ValidateGroups(const std::vector<GroupProblem>& groups,
@@ -42,7 +51,7 @@ void ExpectInvalid(const absl::Status& s, const std::string& message) {
 
 TEST(Validate, AcceptsAValidProblem) {
   EXPECT_TRUE(ValidateGroups({ValidGroup()}).ok());
-  EXPECT_TRUE(ValidateGroups({ValidGroup(), ValidGroup(), ValidGroup()}).ok());
+  EXPECT_TRUE(ValidateGroups(ValidGroups(3)).ok());
 }
 
 TEST(Validate, RejectsEmptyGroups) {
@@ -51,8 +60,8 @@ TEST(Validate, RejectsEmptyGroups) {
 }
 
 TEST(Validate, GroupCountLimit) {
-  EXPECT_TRUE(ValidateGroups(std::vector<GroupProblem>(kMaxGroups, ValidGroup())).ok());
-  ExpectInvalid(ValidateGroups(std::vector<GroupProblem>(kMaxGroups + 1, ValidGroup())),
+  EXPECT_TRUE(ValidateGroups(ValidGroups(kMaxGroups)).ok());
+  ExpectInvalid(ValidateGroups(ValidGroups(kMaxGroups + 1)),
                 "65 groups exceed the supported maximum of 64");
 }
 
@@ -69,7 +78,7 @@ TEST(Validate, NullPointersNameGroupAndField) {
       {[](GroupProblem& g) { g.c = nullptr; }, "c"},
   };
   for (const Case& c : cases) {
-    std::vector<GroupProblem> groups(5, ValidGroup());
+    std::vector<GroupProblem> groups = ValidGroups(5);
     c.mutate(groups[3]);
     ExpectInvalid(ValidateGroups(groups), std::string("group 3: ") + c.field + " is null");
   }
@@ -81,14 +90,14 @@ TEST(Validate, MisalignedPointersNameGroupAndField) {
     const char* field;
   };
   const Case cases[] = {
-      {[](GroupProblem& g) { g.a = Addr(8); }, "a"},
-      {[](GroupProblem& g) { g.b = Addr(264); }, "b"},
-      {[](GroupProblem& g) { g.sfa = Addr(513); }, "sfa"},
-      {[](GroupProblem& g) { g.sfb = Addr(772); }, "sfb"},
-      {[](GroupProblem& g) { g.c = const_cast<void*>(Addr(1030)); }, "c"},
+      {[](GroupProblem& g) { g.a = Addr(2, 0, 8); }, "a"},
+      {[](GroupProblem& g) { g.b = Addr(2, 1, 8); }, "b"},
+      {[](GroupProblem& g) { g.sfa = Addr(2, 2, 1); }, "sfa"},
+      {[](GroupProblem& g) { g.sfb = Addr(2, 3, 4); }, "sfb"},
+      {[](GroupProblem& g) { g.c = const_cast<void*>(Addr(2, 4, 6)); }, "c"},
   };
   for (const Case& c : cases) {
-    std::vector<GroupProblem> groups(3, ValidGroup());
+    std::vector<GroupProblem> groups = ValidGroups(3);
     c.mutate(groups[2]);
     ExpectInvalid(ValidateGroups(groups),
                   std::string("group 2: ") + c.field + " is not 16-byte aligned");
@@ -96,7 +105,7 @@ TEST(Validate, MisalignedPointersNameGroupAndField) {
 }
 
 TEST(Validate, ShapeErrorsNameGroupAndField) {
-  std::vector<GroupProblem> groups(2, ValidGroup());
+  std::vector<GroupProblem> groups = ValidGroups(2);
   groups[0].k = 96;
   ExpectInvalid(ValidateGroups(groups), "group 0: k = 96 is not a multiple of 64");
   groups[0].k = 0;
@@ -108,7 +117,7 @@ TEST(Validate, ShapeErrorsNameGroupAndField) {
   ExpectInvalid(ValidateGroups(groups), "group 1: n = 12 is not a multiple of 8");
   groups[1].n = 0;
   ExpectInvalid(ValidateGroups(groups), "group 1: n = 0 is not positive");
-  groups[1] = ValidGroup();
+  groups[1] = ValidGroup(1);
   groups[0].m = -1;
   ExpectInvalid(ValidateGroups(groups), "group 0: m = -1 is negative");
 }
@@ -116,7 +125,7 @@ TEST(Validate, ShapeErrorsNameGroupAndField) {
 // Extents past kMaxExtent (2^24) are rejected by name; 2^31 - 8 columns used to wrap the
 // runner's tile count negative (an OK status, nothing computed).
 TEST(Validate, ExtentsAboveTheMaximumNameGroupAndField) {
-  std::vector<GroupProblem> groups(2, ValidGroup());
+  std::vector<GroupProblem> groups = ValidGroups(2);
   groups[1].n = kMaxExtent;
   groups[1].k = kMaxExtent;
   groups[1].m = kMaxExtent;
@@ -134,7 +143,7 @@ TEST(Validate, ExtentsAboveTheMaximumNameGroupAndField) {
 }
 
 TEST(Validate, FirstBadGroupIsReported) {
-  std::vector<GroupProblem> groups(4, ValidGroup());
+  std::vector<GroupProblem> groups = ValidGroups(4);
   groups[1].n = 12;
   groups[2].b = nullptr;
   ExpectInvalid(ValidateGroups(groups), "group 1: n = 12 is not a multiple of 8");
@@ -146,7 +155,7 @@ TEST(Validate, ZeroRowsAllowsNullAAndSfaAndC) {
   g.a = nullptr;
   g.sfa = nullptr;
   g.c = nullptr;
-  EXPECT_TRUE(ValidateGroups({ValidGroup(), g}).ok());
+  EXPECT_TRUE(ValidateGroups({ValidGroup(0), g}).ok());
   // ... but B and SFB are still required, and N and K still checked.
   GroupProblem no_b = g;
   no_b.b = nullptr;
@@ -159,7 +168,7 @@ TEST(Validate, ZeroRowsAllowsNullAAndSfaAndC) {
   ExpectInvalid(ValidateGroups({ValidGroup(), bad_k}), "group 1: k = 32 is not a multiple of 64");
   // Non-null pointers of an empty group must still be aligned.
   GroupProblem misaligned_a = g;
-  misaligned_a.a = Addr(4);
+  misaligned_a.a = Addr(0, 0, 4);
   ExpectInvalid(ValidateGroups({misaligned_a}), "group 0: a is not 16-byte aligned");
 }
 
@@ -170,6 +179,99 @@ TEST(Validate, DeviceMAlignment) {
   const int32_t* misaligned =
       reinterpret_cast<const int32_t*>(reinterpret_cast<const unsigned char*>(device_m) + 2);
   ExpectInvalid(ValidateGroups({ValidGroup()}, misaligned), "device_m is not 4-byte aligned");
+}
+
+// The kernels write C while other tiles still read: two groups' outputs sharing a byte, or an
+// output sharing one with any input, is a race. Named by the writing group.
+TEST(Validate, OverlappingOutputsNameBothGroups) {
+  std::vector<GroupProblem> groups = ValidGroups(4);
+  groups[2].c = groups[1].c;
+  ExpectInvalid(ValidateGroups(groups), "group 2: c overlaps the c of group 1");
+  // One byte in common (C of 96 x 128 halves = 24576 bytes), from either side.
+  groups[2].c = static_cast<char*>(groups[1].c) + 24576 - 16;
+  ExpectInvalid(ValidateGroups(groups), "group 2: c overlaps the c of group 1");
+  groups[2].c = static_cast<char*>(groups[3].c) - 24576 + 16;
+  ExpectInvalid(ValidateGroups(groups), "group 3: c overlaps the c of group 2");
+  // Adjacent outputs do not meet.
+  groups[2].c = static_cast<char*>(groups[1].c) + 24576;
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+  groups[2].c = static_cast<char*>(groups[3].c) - 24576;
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+}
+
+TEST(Validate, OutputOverlappingAnInputNamesBoth) {
+  struct Case {
+    std::function<const void*(const GroupProblem&)> field;
+    const char* name;
+    size_t bytes;  // of that input in ValidGroup (M 96, N 128, K 256)
+  };
+  const Case cases[] = {
+      {[](const GroupProblem& g) { return g.a; }, "a", 96 * 128},
+      {[](const GroupProblem& g) { return g.b; }, "b", 128 * 128},
+      {[](const GroupProblem& g) { return g.sfa; }, "sfa", 2048},
+      {[](const GroupProblem& g) { return g.sfb; }, "sfb", 2048},
+  };
+  for (const Case& c : cases) {
+    for (int reader : {1, 3}) {  // another group's input, then the writer's own
+      std::vector<GroupProblem> groups = ValidGroups(5);
+      // Group 3's C ends 16 bytes into the input, then begins at its last 16 bytes.
+      const char* in = static_cast<const char*>(c.field(groups[reader]));
+      groups[3].c = const_cast<char*>(in) - 24576 + 16;
+      ExpectInvalid(ValidateGroups(groups), std::string("group 3: c overlaps the ") + c.name +
+                                                " of group " + std::to_string(reader));
+      groups[3].c = const_cast<char*>(in) + c.bytes - 16;
+      ExpectInvalid(ValidateGroups(groups), std::string("group 3: c overlaps the ") + c.name +
+                                                " of group " + std::to_string(reader));
+      groups[3].c = const_cast<char*>(in) + c.bytes;  // right after it
+      EXPECT_TRUE(ValidateGroups(groups).ok()) << c.name;
+    }
+  }
+}
+
+TEST(Validate, OutputOverlappingDeviceM) {
+  std::vector<GroupProblem> groups = ValidGroups(3);
+  const int32_t* device_m = static_cast<const int32_t*>(groups[1].c) + 100;
+  ExpectInvalid(ValidateGroups(groups, device_m), "group 1: c overlaps device_m");
+  // device_m's 3 values end right where group 1's C begins.
+  EXPECT_TRUE(ValidateGroups(groups, static_cast<const int32_t*>(groups[1].c) - 3).ok());
+  ExpectInvalid(ValidateGroups(groups, static_cast<const int32_t*>(groups[1].c) - 2),
+                "group 1: c overlaps device_m");
+}
+
+TEST(Validate, SharedInputsAndEmptyGroupsAreFine) {
+  std::vector<GroupProblem> groups = ValidGroups(4);
+  // Every group reading the same tokens and weights (and scales) is a valid problem.
+  for (GroupProblem& g : groups) {
+    g.a = groups[0].a;
+    g.b = groups[0].b;
+    g.sfa = groups[0].sfa;
+    g.sfb = groups[0].sfb;
+  }
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+  // A group with no rows writes nothing: its C may be anywhere, even on another group's C or on
+  // an input.
+  groups[2].m = 0;
+  groups[2].c = groups[1].c;
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+  groups[2].c = const_cast<void*>(groups[0].b);
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+  // ... and its A and SFA are not read.
+  groups[2].a = groups[1].c;
+  groups[2].sfa = groups[3].c;
+  EXPECT_TRUE(ValidateGroups(groups).ok());
+}
+
+// The outputs' order in memory does not matter (they are sorted), also at 64 groups.
+TEST(Validate, OverlapsFoundInAnyAddressOrder) {
+  std::vector<GroupProblem> groups = ValidGroups(kMaxGroups);
+  std::vector<GroupProblem> reversed(groups.rbegin(), groups.rend());
+  EXPECT_TRUE(ValidateGroups(reversed).ok());
+  reversed[40].c = static_cast<char*>(reversed[7].c) + 4096;
+  ExpectInvalid(ValidateGroups(reversed), "group 40: c overlaps the c of group 7");
+  reversed[40].c = static_cast<char*>(groups[0].c) + 24576;  // free space after the last C
+  EXPECT_TRUE(ValidateGroups(reversed).ok());
+  reversed[12].b = static_cast<char*>(reversed[40].c) + 1024;
+  ExpectInvalid(ValidateGroups(reversed), "group 40: c overlaps the b of group 12");
 }
 
 TEST(BlockedScaleBytes, MatchesTheFormula) {

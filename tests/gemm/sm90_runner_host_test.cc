@@ -444,15 +444,28 @@ TEST_F(Sm90RunnerHostTest, InvalidArgumentsArePreparedNever) {
 // there (2^33 at 256 rows, also over) and are rejected before any encoding; the largest single
 // extents stay implementable.
 TEST_F(Sm90RunnerHostTest, TileLimitIsJudgedAtTheNarrowestTile) {
-  const auto huge = Groups(std::vector<int>(8, kMaxExtent), kMaxExtent, 64, 9);
+  // Buffers this large (a C of 2^24 x 2^24 halves is 2^49 bytes) need addresses 2^50 apart, or
+  // Validate reports them overlapping first.
+  const auto spread = [](std::vector<GroupProblem> groups) {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const auto at = [&](uintptr_t field) { return Addr((i * 8 + field + 1) << 50); };
+      groups[i].a = at(0);
+      groups[i].b = at(1);
+      groups[i].sfa = at(2);
+      groups[i].sfb = at(3);
+      groups[i].c = const_cast<void*>(at(4));
+    }
+    return groups;
+  };
+  const auto huge = spread(Groups(std::vector<int>(8, kMaxExtent), kMaxExtent, 64, 9));
   const absl::Status s = gemm_->CanImplement(GroupedGemmArguments{huge});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "exceed the kernel limit of 2^30")) << s;
   // 2^20 token tiles of 16 rows x 2^10 weight tiles = 2^30: at the limit, implementable.
-  const auto edge = Groups({kMaxExtent}, 128 * 1024, 64, 10);
+  const auto edge = spread(Groups({kMaxExtent}, 128 * 1024, 64, 10));
   ENCORE_EXPECT_OK(gemm_->CanImplement(GroupedGemmArguments{edge}));
   // One more weight tile: 2^30 + 2^20 at 16 rows (2^26 + 2^16 at 256: the old count passed it).
-  const auto over = Groups({kMaxExtent}, 128 * 1024 + 128, 64, 11);
+  const auto over = spread(Groups({kMaxExtent}, 128 * 1024 + 128, 64, 11));
   EXPECT_EQ(gemm_->CanImplement(GroupedGemmArguments{over}).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(encode_calls.load(), 0);
