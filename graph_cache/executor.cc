@@ -353,6 +353,15 @@ void GraphExecutor::Clear() {
 absl::Status GraphExecutor::RunDirect(absl::Span<const GemmCall> calls, cudaStream_t stream,
                                       FallbackReason reason) {
   NoteFallback(reason);
+  // A batch's calls are all checked before the first launches: a malformed call launches
+  // nothing of its batch, whichever path gave up on the graph.
+  if (calls.size() > 1) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (absl::Status s = runner_->CanImplement(calls[i].args); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("batch call ", i, ": ", s.message()));
+      }
+    }
+  }
   for (const GemmCall& c : calls) {
     counters_.direct_launches.fetch_add(1, std::memory_order_relaxed);
     ENCORE_RETURN_IF_ERROR(runner_->Run(c.args, stream, c.kind));
@@ -472,13 +481,7 @@ absl::Status GraphExecutor::RunBatchWithTicket(absl::Span<const GemmCall> calls,
   counters_.calls.fetch_add(calls.size(), std::memory_order_relaxed);
   absl::StatusOr<bool> capturing = backend_->IsCapturing(stream);
   if (!capturing.ok() || *capturing) {
-    // Direct launches, after every call is validated: a malformed call launches nothing of the
-    // batch (the graph paths validate by building the signatures first).
-    for (size_t i = 0; i < calls.size(); ++i) {
-      if (absl::Status s = gemm::Validate(calls[i].args); !s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("batch call ", i, ": ", s.message()));
-      }
-    }
+    // Direct launches (RunDirect checks every call before the first launches).
     return RunDirect(calls, stream,
                      capturing.ok() ? FallbackReason::kCallerCapturing
                                     : FallbackReason::kCaptureStateUnknown);

@@ -1489,16 +1489,19 @@ TEST_F(ExecutorTest, MergesNoCallThatReadsOrWritesAnotherOnesOutput) {
     EXPECT_EQ(backend_->last_pdl().size(), 2u) << al.name;
   }
   // An alias within one call (a call reading its own output) is malformed: gemm::Validate
-  // rejects it (the runner's CanImplement).
+  // rejects it (the runner's CanImplement), and the batch launches nothing.
   gemm::GroupProblem bg = b.args().groups[0];
   bg.a = bg.c;
   const std::vector<GemmCall> self =
       SimpleCalls({a.args(), gemm::GroupedGemmArguments{absl::MakeConstSpan(&bg, 1)}, c.args()});
   exec_->Clear();
+  const int64_t graph_launches = backend_->launches(), kernels = gemm_.launches();
   const absl::Status self_status = exec_->RunBatch(self, FakeStream(1));
   EXPECT_EQ(self_status.code(), absl::StatusCode::kInvalidArgument) << self_status;
   EXPECT_TRUE(absl::StrContains(self_status.message(), "group 0: c overlaps the a of group 0"))
       << self_status;
+  EXPECT_EQ(backend_->launches(), graph_launches);
+  EXPECT_EQ(gemm_.launches(), kernels);
   // A patch that makes merged calls meet re-creates the graph with them apart.
   exec_->Clear();
   const std::vector<GemmCall> plain = SimpleCalls({a.args(), b.args(), c.args()});
