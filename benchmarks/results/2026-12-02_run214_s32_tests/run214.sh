@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run 214 (session 32): every GPU test binary at 8993446 (overlap validation, whole-batch checks).
 # Here: tools/gpu_bundle.sh gpu_s32a at 8993446 (gpu_s32a.tar.xz: the GPU test binaries). There:
-#   bash benchmarks/results/2026-12-02_run213_final_tests/run213.sh
+#   bash benchmarks/results/2026-12-02_run214_s32_tests/run214.sh
 [ -d gb/gpu_s32a ] || { mkdir -p gb && tar xJf gpu_s32a.tar.xz -C gb; }
 B=gb/gpu_s32a
 L=/tmp/logs214
