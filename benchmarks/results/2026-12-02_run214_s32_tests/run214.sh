@@ -16,3 +16,12 @@ for t in $B/tests/*; do
 done
 grep -h -A5 'Failure' $L/*.txt | head -20
 pack
+# Then 4 replay processes at the same commit (one pinned core, as runs 208 and 212).
+export LD_LIBRARY_PATH=$(pwd)/$B
+mkdir -p $L/replay
+for i in 1 2 3 4; do
+  timeout 60 taskset -c 5 $B/bin/replay --encore_json=$L/replay/new_$i.json --encore_commit=8993446 \
+    > $L/replay/new_$i.txt 2>&1
+  echo "$i rc=$? $(grep -E "^graph_per_call |^graph_batch |^sequence_step |^graph_rebind_bound " $L/replay/new_$i.txt | awk '{printf "%s h %s dev %s hf %s | ", $1, $2, $3, $8}')"
+done
+pack
