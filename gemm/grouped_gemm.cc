@@ -530,15 +530,31 @@ struct BindingRing {
     for (const GroupProblem& p : args.groups) {
       *slot++ = sm90::HostBinding{p.a, p.sfa, p.b, p.sfb, p.c};
     }
-    tags[next % kSlots] = next;
-    std::atomic_thread_fence(std::memory_order_release);
+    // NOTES: released after the slot: a running GEMM may be prefetching this slot right now
+    // (bind_prefetch.cuh), and it acquires the tag before it loads the slot.
+    __atomic_store_n(&tags[next % kSlots], next, __ATOMIC_RELEASE);
     ++next;
     return absl::OkStatus();
   }
 
-  void Unwrite() {
+  // Takes back the last Write after its launch failed. NOTES: a GEMM of the previous bound call
+  // that was still running may have prefetched the slot already (staged_tag = the slot's call
+  // + 1): the staged copy is invalidated in stream order, after that GEMM and before the next
+  // bound launch, or the next call (same slot, same number) would run on this one's pointers.
+  // Not while the stream captures (nothing then runs on it; a capture a failed launch has not
+  // already invalidated would record the reset). (staged_tag 0 is a real tag only after 2^32 - 1
+  // bound calls on the stream.)
+  absl::Status Unwrite(cudaStream_t stream) {
     --next;
     tags[next % sm90::kBindingRingSlots] = ~uint32_t{0};
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    ENCORE_RETURN_IF_CUDA_ERROR(cudaStreamIsCapturing(stream, &capture),
+                                "cudaStreamIsCapturing (taking back a binding write)");
+    if (capture != cudaStreamCaptureStatusNone) return absl::OkStatus();
+    ENCORE_RETURN_IF_CUDA_ERROR(
+        cudaMemsetAsync(&device->staged_tag, 0, sizeof(uint32_t), stream),
+        "cudaMemsetAsync (invalidating a prefetched binding slot)");
+    return absl::OkStatus();
   }
 };
 
@@ -618,7 +634,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
     encore::MutexLock lock(&ring->mu);
     ENCORE_RETURN_IF_ERROR(ring->Write(args, stream));
     absl::Status launched = launch();
-    if (!launched.ok()) ring->Unwrite();
+    if (!launched.ok()) {
+      if (absl::Status taken_back = ring->Unwrite(stream); !taken_back.ok()) {
+        return absl::Status(launched.code(), absl::StrCat(launched.message(), "; and then ",
+                                                          taken_back.message()));
+      }
+    }
     return launched;
   }
 

@@ -237,7 +237,8 @@ class Nvfp4GroupedGemm {
   // `stream`: Launch of a bound plan, or of a graph captured from one), both under the stream
   // ring's lock, so that pairs from several threads or graph caches sharing this runner and
   // stream never cross. A failed `launch` takes the write back (the next launch reads its own
-  // slot) and its status is returned.
+  // slot; a copy of the slot that the previous bound call's GEMM may have prefetched meanwhile is
+  // invalidated in stream order) and its status is returned.
   [[nodiscard]] virtual absl::Status LaunchWithBindings(const GroupedGemmArguments& args,
                                                         cudaStream_t stream,
                                                         absl::FunctionRef<absl::Status()> launch) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -869,6 +870,67 @@ TEST_F(Sm90GemmTest, BoundPlansServeAnyBuffersOfTheirStructure) {
       // Its padding for PDL is computed for this much static shared memory.
       EXPECT_LE(attr.sharedSizeBytes, static_cast<size_t>(sm90::kBoundPrepassStaticSmemBytes));
     }
+  }
+}
+
+// LaunchWithBindings whose launch fails after the previous bound call's GEMM prefetched the slot
+// it had written: the retry (same slot, same call number, other buffers) runs on its own
+// pointers, not on the dropped call's. Before session 32 the staged copy survived the take-back,
+// and the retry computed into the dropped call's outputs.
+TEST_F(Sm90GemmTest, FailedBoundLaunchDropsItsPrefetchedSlot) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  auto runner = Nvfp4GroupedGemm::Create();
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  Nvfp4GroupedGemm* gemm = runner->get();
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok());
+  const std::vector<Shape> shapes = Zip({64, 96}, {256, 128}, {512, 256});
+  uint64_t seed = std::random_device{}();
+  std::vector<HostGroupedProblem> hosts;
+  std::vector<DeviceGroupedProblem> devs;  // 0: the call before, 1: dropped, 2: its retry
+  for (int i = 0; i < 3; ++i) {
+    hosts.push_back(MakeHostProblem(shapes, Distribution::kFullRange, ++seed));
+    auto dev = DeviceGroupedProblem::Upload(hosts.back());
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    devs.push_back(std::move(*dev));
+  }
+  auto plan = std::make_unique<LaunchPlan>();
+  ENCORE_ASSERT_OK(gemm->PrepareBound(devs[0].args(), plan.get(), KernelKind::kAuto,
+                                      stream->get()));
+  for (const DeviceGroupedProblem& d : devs) ENCORE_ASSERT_OK(d.PoisonOutputs(stream->get()));
+  SyncOrDie(stream->get());
+  // The stream is held by a host function until the dropped call's slot is written, so the call
+  // before's GEMM runs (and prefetches that slot) inside the failing launch.
+  std::atomic<bool> go{false};
+  ASSERT_EQ(cudaLaunchHostFunc(
+                stream->get(),
+                [](void* flag) {
+                  while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+                },
+                &go),
+            cudaSuccess);
+  ENCORE_ASSERT_OK(gemm->WriteBindings(devs[0].args(), stream->get()));
+  ENCORE_ASSERT_OK(gemm->Launch(*plan, stream->get(), /*pdl=*/false));
+  const absl::Status dropped = gemm->LaunchWithBindings(devs[1].args(), stream->get(), [&] {
+    go.store(true);
+    if (cudaStreamSynchronize(stream->get()) != cudaSuccess) {
+      return absl::InternalError("the call before failed");
+    }
+    return absl::UnavailableError("test: this launch fails");
+  });
+  EXPECT_EQ(dropped.code(), absl::StatusCode::kUnavailable) << dropped;
+  ENCORE_ASSERT_OK(gemm->LaunchWithBindings(devs[2].args(), stream->get(), [&] {
+    return gemm->Launch(*plan, stream->get(), /*pdl=*/true);
+  }));
+  SyncOrDie(stream->get());
+  ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(hosts[0], devs[0], 1, "the call before"));
+  ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(hosts[2], devs[2], 1, "the retry"));
+  for (int g = 0; g < static_cast<int>(shapes.size()); ++g) {
+    auto c = devs[1].DownloadC(g, stream->get());
+    ASSERT_TRUE(c.ok()) << c.status();
+    size_t written = 0;
+    for (uint16_t v : *c) written += v != 0xFFFF;
+    EXPECT_EQ(written, 0u) << "the dropped call's group " << g << " output was written";
   }
 }
 

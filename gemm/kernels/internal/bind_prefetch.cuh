@@ -24,6 +24,11 @@ namespace encore::gemm::sm90 {
 // complete), so it never sees a partial copy; the slot cannot be refilled before that pre-pass
 // ran (the host refills slot s only once the GEMM of s advanced `consumed`). A slot not yet
 // written leaves staged_tag alone: the next pre-pass's block 0 then reads the ring itself.
+// The host may be writing slot n + 1 while this runs (that is the case the prefetch is for): it
+// stores the slot, then release-stores the tag (BindingRing::Write), so the tag is loaded with
+// acquire first and the slot only after it. (Loaded together, as they were until session 32, the
+// slot's loads could be served before the host's stores and the tag's after its store: a copy of
+// another call's pointers under this call's tag.) The second round trip is this idle warp's.
 __device__ __forceinline__ void AdvanceAndPrefetchBindings(const BindingRingRef& ring, int lane) {
   BindingRingDevice* dev = ring.device;
   uint32_t next = 0;
@@ -39,14 +44,15 @@ __device__ __forceinline__ void AdvanceAndPrefetchBindings(const BindingRingRef&
   constexpr int kChunks = kMaxBoundGroups * static_cast<int>(sizeof(HostBinding)) / 16;
   constexpr int kPerLane = (kChunks + 31) / 32;
   uint4 v[kPerLane];
-  // The tag and the slot in one round trip (cache-volatile: never a stale copy of host memory).
-  const uint32_t tag = __ldcv(ring.tags + slot);
+  // The tag with acquire (every lane: warp-uniform), then the slot (cache-volatile: never a
+  // stale copy of host memory; weak, so that its loads are in flight together).
+  const uint32_t tag = LdAcquireSys(ring.tags + slot);
+  if (tag != next) return;  // warp-uniform: not written yet
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {
     const int c = lane + 32 * i;
     if (c < kChunks) v[i] = __ldcv(src + c);
   }
-  if (tag != next) return;  // warp-uniform: not written yet
   uint4* dst = reinterpret_cast<uint4*>(dev->staged);
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {

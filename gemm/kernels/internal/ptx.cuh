@@ -132,6 +132,13 @@ __device__ __forceinline__ T* LdPointerCg(T* const* p) {
 __device__ __forceinline__ void StRelaxedSys(uint32_t* p, uint32_t v) {
   asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+// A word the host releases over the bus (system scope): the loads after it see what the host
+// wrote before its release store.
+__device__ __forceinline__ uint32_t LdAcquireSys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
 
 // createpolicy values (L2 eviction priority hints).
 __device__ __forceinline__ uint64_t PolicyEvictFirst() {
