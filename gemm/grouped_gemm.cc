@@ -923,7 +923,12 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
         // no pre-kernel.
         std::memcpy(static_cast<void*>(&params->pre), pre, sizeof(sm90::PrepassParams<kGroups>));
         params->fused_prepass = 1;
-        params->grid_sync = reinterpret_cast<unsigned int*>(token_ws + token_workspace_bytes_);
+        // (Ready-count builds: the half's own words, as for the ready count below: an early ready
+        // pre-pass of the other half adds to its words before its wait, i.e. possibly while this
+        // GEMM's barrier still runs.)
+        params->grid_sync = reinterpret_cast<unsigned int*>(
+            token_ws + token_workspace_bytes_ +
+            (ENCORE_SM90_PREPASS_READY && half == 1 ? sm90::kFusedSyncBytes : 0));
         plan->fused_pre = true;
         plan->reads_after_wait = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
         plan->prefers_pdl = ENCORE_SM90_FUSED_WEIGHTS_WAIT != 0;
