@@ -44,9 +44,10 @@ struct SmemLayout {
   static constexpr uint32_t kRawEmpty = kRawFull + 8 * P::kRawStages;  // inputs_finished
   static constexpr uint32_t kTokFull = kRawEmpty + 8 * P::kRawStages;  // tokens_ready
   static constexpr uint32_t kTokEmpty = kTokFull + 8 * kTokBarriers;  // tokens_finished
-  // stream-K: the arrival count seen by consumer thread 0, for all consumers
+  // stream-K: the arrival count seen by consumer thread 0, for all consumers (two words: a
+  // CTA's two split pieces, StreamKReduce)
   static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * kTokBarriers;
-  static_assert(kSkArrivals + 4 - kRawFull <= T::kBarrierBytes, "barrier area too small");
+  static_assert(kSkArrivals + 8 - kRawFull <= T::kBarrierBytes, "barrier area too small");
 
   uint8_t* base;  // generic
   uint32_t s;     // shared window

@@ -209,6 +209,12 @@ __device__ __forceinline__ bool StreamKReduce(const Params<kGroups>& p,
   const int v0 = sched.TileV0(w);
   const int self = static_cast<int>(blockIdx.x);
   const int pieces = w.last - w.first + 1;
+  // NOTES: a CTA reduces at most two split pieces a launch, its range's first tile (a piece
+  // after the tile's first, self != w.first) and its last (the tile's first piece), each on its
+  // own `arrivals` word: in the 3-piece path no barrier follows the threads' reads of the word,
+  // so a lagging warp could otherwise read the next reduce's value (a write-after-read race,
+  // session 32's review; never seen).
+  arrivals += self == w.first ? 0 : 1;
   // Pieces after the first are the first piece of their CTA's range (slot 2c); only the first
   // CTA's slot depends on where its range starts.
   const int first_slot = sched.Partition().Slot(w.first, v0);
