@@ -1,13 +1,13 @@
 #!/bin/bash
 # Run 215 (session 32): the review fixes of the binding ring and stream-K at 5c58ded.
-# Here: tools/gpu_bundle.sh gpu_s32b at that commit; gpu_s32a.tar.xz is run 214's bundle (8993446,
-# the kernels as before); gpu_mutant215.tar.xz holds the kernel test built without Unwrite's
-# invalidation of the staged slot (its new test must fail). There:
+# Here: tools/gpu_bundle.sh gpu_s32b at that commit, repacked as gpu_r215.tar.xz (one archive: the
+# device tool refused three) with old/ = run 214's kernel benchmark and replay (8993446, the
+# kernels as before) and mutant/ = the kernel test built without Unwrite's invalidation of the
+# staged slot (its new test must fail there). There:
 #   bash benchmarks/results/2026-12-02_run215_ring_fixes/run215.sh
-for b in gpu_s32a gpu_s32b; do [ -d gb/$b ] || { mkdir -p gb && tar xJf $b.tar.xz -C gb; }; done
-[ -d gb/mutant ] || { mkdir -p gb/mutant && tar xJf gpu_mutant215.tar.xz -C gb/mutant; }
-A=gb/gpu_s32a
-B=gb/gpu_s32b
+[ -d gb/gpu_r215 ] || { mkdir -p gb && tar xJf gpu_r215.tar.xz -C gb; }
+A=gb/gpu_r215/old
+B=gb/gpu_r215
 export LD_LIBRARY_PATH=$(pwd)/$B
 L=/tmp/logs215
 mkdir -p $L/bench $L/replay
@@ -22,7 +22,7 @@ for t in $B/tests/*; do
 done
 grep -h -A5 'Failure' $L/*.txt | head -20
 # 2. The mutant: FailedBoundLaunchDropsItsPrefetchedSlot must fail there.
-timeout 120 gb/mutant/sm90_nvfp4_grouped_gemm_test \
+timeout 120 $B/mutant/sm90_nvfp4_grouped_gemm_test \
   --gtest_filter='*FailedBoundLaunchDropsItsPrefetchedSlot*' > $L/mutant.txt 2>&1
 echo "mutant rc=$? $(grep -E '^\[  (PASSED|FAILED) ' $L/mutant.txt | tr '\n' ' ')"
 pack
@@ -30,8 +30,8 @@ pack
 F='gpumode/s./auto/it|fewtiles/.*/auto'
 for r in 1 2 3; do
   for v in a b; do
-    d=$A; [ $v = b ] && d=$B
-    timeout 150 $d/bin/sm90_nvfp4_grouped_gemm --benchmark_filter="$F" \
+    d=$A; [ $v = b ] && d=$B/bin
+    timeout 150 $d/sm90_nvfp4_grouped_gemm --benchmark_filter="$F" \
       --benchmark_out=$L/bench/${v}_$r.json --benchmark_out_format=json > $L/bench/${v}_$r.txt 2>&1
     echo "== $v round $r: $(grep median $L/bench/${v}_$r.txt | awk '{printf "%s %s | ", $1, $2}')"
   done
@@ -41,8 +41,8 @@ done
 # second round trip).
 for r in 1 2; do
   for v in a b; do
-    d=$A; [ $v = b ] && d=$B
-    timeout 60 taskset -c 5 $d/bin/replay --encore_json=$L/replay/${v}_$r.json > $L/replay/${v}_$r.txt 2>&1
+    d=$A; [ $v = b ] && d=$B/bin
+    timeout 60 taskset -c 5 $d/replay --encore_json=$L/replay/${v}_$r.json > $L/replay/${v}_$r.txt 2>&1
     echo "$v $r rc=$? $(grep -E "^graph_per_call |^graph_rebind_bound " $L/replay/${v}_$r.txt | awk '{printf "%s h %s dev %s e2e %s tiny_e2e %s | ", $1, $2, $3, $4, $6}')"
   done
 done
