@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -470,6 +471,101 @@ TEST_F(Sm90GemmTest, StreamKSplitsTilesAcrossManyCtas) {
             absl::StrCat("stream-K ", c.name, " ", DistName(dist), " rep ", rep)));
       }
     }
+  }
+}
+
+// Split tiles at the edges the other stream-K tests leave out (session 32's review): a K with a
+// half k-block (111 x 64) split across pieces, N not a multiple of 128 (a weight tile of 8
+// columns), 64 groups (Params<64>) whose tiles are split, and dynamic M on split tiles with the
+// valid rows ending inside a token tile, at a tile boundary, and at 0; both token sources.
+TEST_F(Sm90GemmTest, StreamKSplitsAtTheEdges) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  if (!sm90::kStreamKBuilt) {
+    GTEST_SKIP() << "stream-K is not built for this tile shape (sm90::kStreamKBuilt)";
+  }
+  uint64_t seed = std::random_device{}();
+  struct Case {
+    const char* name;
+    std::vector<Shape> shapes;
+    std::vector<int32_t> device_m;  // empty: static M
+    int tiles;                      // whole tiles (at 256 token rows): more CTAs means a split
+  };
+  const std::vector<Case> cases = {
+      {"half k-block", Zip({128, 40}, {256, 128}, {7104, 2112}), {}, 3},
+      {"n = 136", Zip({128}, {136}, {7168}), {}, 2},
+      {"64 groups", std::vector<Shape>(64, Shape{16, 128, 2048}), {}, 64},
+      {"dynamic M inside a tile", Zip({384, 96}, {256, 128}, {7168, 4096}), {193, 0}, 5},
+      {"dynamic M at a tile boundary", Zip({384, 96}, {256, 128}, {7168, 4096}), {192, 96}, 5},
+  };
+  for (const Case& c : cases)
+  for (TokenPrepass mode : kTokenModes) {
+    const std::string what = absl::StrCat("stream-K ", c.name, " ", PrepassName(mode));
+    Nvfp4GroupedGemm* gemm = Runner(mode);
+    ASSERT_NE(gemm, nullptr);
+    const HostGroupedProblem host = MakeHostProblem(c.shapes, Distribution::kFullRange, ++seed);
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    GroupedGemmArguments args = dev->args();
+    std::optional<DeviceBuffer> dm;
+    if (!c.device_m.empty()) {
+      auto buffer = DeviceBuffer::Create(c.device_m.size() * sizeof(int32_t));
+      ASSERT_TRUE(buffer.ok());
+      dm.emplace(std::move(*buffer));
+      ENCORE_ASSERT_OK(ToStatus(cudaMemcpy(dm->get(), c.device_m.data(), dm->size(),
+                                           cudaMemcpyHostToDevice),
+                                "copy device_m"));
+      args.device_m = dm->as<int32_t>();
+    }
+    auto plan = std::make_unique<LaunchPlan>();
+    ENCORE_ASSERT_OK(gemm->Prepare(args, plan.get(), KernelKind::kStreamK));
+    ASSERT_EQ(plan->kind, KernelKind::kStreamK) << what;
+    EXPECT_GT(static_cast<int>(plan->grid.x), c.tiles) << what << ": some tile is split";
+    for (int rep = 0; rep < 2; ++rep) {
+      ENCORE_ASSERT_OK(dev->PoisonOutputs(nullptr));
+      ENCORE_ASSERT_OK(gemm->Launch(*plan, nullptr, /*pdl=*/rep > 0));
+      SyncOrDie();
+      for (size_t g = 0; g < c.shapes.size(); ++g) {
+        auto out = dev->DownloadC(static_cast<int>(g), nullptr);
+        ASSERT_TRUE(out.ok()) << out.status();
+        const int valid = c.device_m.empty() ? c.shapes[g].m : c.device_m[g];
+        ASSERT_NO_FATAL_FAILURE(ExpectGroupMatches(
+            host.groups[g], *out, valid, 1, absl::StrCat(what, " rep ", rep, " group ", g)));
+      }
+    }
+  }
+}
+
+// M = 257 (two token tiles of 144 rows, the last holding 113) and M = 255, and problems whose
+// groups are all empty, under every kernel kind and both token sources: the empty ones launch
+// harmlessly and leave every output alone.
+TEST_F(Sm90GemmTest, TokenTileEdgesAndAllGroupsEmpty) {
+  ENCORE_SKIP_WITHOUT_GPU();
+  uint64_t seed = std::random_device{}();
+  for (KernelKind kind : BuiltKinds(/*with_auto=*/true))
+  for (TokenPrepass mode : kTokenModes) {
+    const std::string what = absl::StrCat(KernelKindName(kind), " ", PrepassName(mode));
+    ASSERT_NO_FATAL_FAILURE(RunAndCheck(
+        MakeHostProblem(Zip({257, 255, 17}, {256, 136, 128}, {1024, 576, 320}),
+                        Distribution::kFullRange, ++seed),
+        Distribution::kFullRange, kind, absl::StrCat(what, " m = 257 / 255 / 17"), mode));
+    // All groups empty: C may be null, and a real output of another allocation stays poisoned.
+    const HostGroupedProblem host =
+        MakeHostProblem(Zip({0, 0}, {128, 256}, {256, 512}), Distribution::kFullRange, ++seed);
+    auto dev = DeviceGroupedProblem::Upload(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    const HostGroupedProblem bystander_host =
+        MakeHostProblem(Zip({64}, {128}, {256}), Distribution::kFullRange, ++seed);
+    auto bystander = DeviceGroupedProblem::Upload(bystander_host);
+    ASSERT_TRUE(bystander.ok()) << bystander.status();
+    ENCORE_ASSERT_OK(bystander->PoisonOutputs(nullptr));
+    const absl::Status empty = Runner(mode)->Run(dev->args(), nullptr, kind);
+    ASSERT_TRUE(empty.ok()) << what << ", all empty: " << empty;
+    SyncOrDie();
+    auto c = bystander->DownloadC(0, nullptr);
+    ASSERT_TRUE(c.ok()) << c.status();
+    size_t written = 0;
+    for (uint16_t v : *c) written += v != 0xFFFF;
+    EXPECT_EQ(written, 0u) << what << ", all empty: another allocation was written";
   }
 }
 
