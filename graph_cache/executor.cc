@@ -153,6 +153,7 @@ struct GraphExecutor::Variant : internal::LruNode {
     const void* function = nullptr;  // kernel the launch runs
     bool pdl = false;                // it sits behind a programmatic edge
     bool early = false;              // its pre-pass reads early (PrepareLaunchLocked)
+    int half = -1;                   // its plan's token_workspace_half (-1: the whole workspace)
   };
   static constexpr size_t kNoSet = ~size_t{0};
   Entry* entry = nullptr;
@@ -1000,14 +1001,19 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     if (same) continue;
     gemm::LaunchPlan* plan = ScratchPlanLocked(0);
     if (!PrepareLaunchLocked(calls, l.calls, u, v->launches.size(), l.early, plan, stream).ok()) {
-      // The variant stays valid for the bindings its nodes hold; this call's direct run reports
-      // the error.
-      if (patched) v->fingerprint = v->FingerprintStored();
+      // This call's direct run reports the error. Untouched, the variant stays valid for the
+      // bindings its nodes hold; partly patched, it is dropped: its mix of old and new bindings
+      // was never checked against the PDL edges' early reads (only the new set was, above).
+      if (patched) RemoveLocked(v, /*evicted=*/false);
       *reason = FallbackReason::kPrepareFailed;
       return false;
     }
+    // NOTES: the token workspace half is compared too: an early pre-pass behind launch u + 1
+    // writes its half while launch u still runs, which is safe only while launch u keeps off
+    // that half (LeavesHalf at creation). With dynamic M a new capacity in the same M bucket
+    // can make launch u's tokens outgrow its half (half -1, the whole workspace).
     if (plan->function != l.function || (l.pdl && !PlanTakesPdlEdge(*plan)) ||
-        plan->prepass_reads_early != l.early) {
+        plan->prepass_reads_early != l.early || plan->token_workspace_half != l.half) {
       RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
       return false;
     }
@@ -1108,6 +1114,7 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     l.function = plan_ptrs_[u]->function;
     l.pdl = pdl_[u];
     l.early = plan_ptrs_[u]->prepass_reads_early;
+    l.half = plan_ptrs_[u]->token_workspace_half;
     CountLaunchLocked(l.calls.count, l.early);
   }
   size_t first = 0;

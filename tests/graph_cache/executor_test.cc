@@ -1068,6 +1068,77 @@ TEST_F(ExecutorTest, BatchPrePassesReadEarlyWhereNoOutputIsTheirTokens) {
   gemm_.SetPreKernel(nullptr);
 }
 
+// An early pre-pass behind launch u + 1 writes its workspace half while launch u runs: safe only
+// while launch u keeps off that half. With dynamic M a new capacity in the same M bucket can make
+// launch u's tokens outgrow its half (half -1, the whole workspace); such a patch re-creates the
+// graph, whose launch u + 1 then converts after its wait. (Before session 32 the patch was taken:
+// pre-pass u + 1 wrote into the tokens GEMM u still read.)
+TEST_F(ExecutorTest, PatchThatMovesATokenHalfRecreatesTheGraph) {
+  ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;  // a new capacity patches the only variant
+  o.m_bucket = {MBucketMode::kPowerOfTwo, 0};
+  Make(o);
+  static const int kPreTag = 0;
+  gemm_.SetPreKernel(&kPreTag, /*prefers_pdl=*/true);
+  gemm_.SetTokenHalfLimit(48 * 128);  // a capacity of 40 rows at k = 128 fits a half, 60 not
+  HostProblem a({{40, 128, 128}}, 1, /*capacity_rows=*/{64}), b({{32, 64, 128}}, 2);
+  a.set_device_m({1 << 20});
+  const auto calls = [&] { return SimpleCalls({a.args(), b.args()}); };
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls(), FakeStream(1)));
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(gemm_.early_prepares(), 1);  // launch 1, a's launch on half 0
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls(), FakeStream(1)));  // a hit
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  // Capacity 44 (bucket 64 again, still fits its half): patched.
+  a.set_m(0, 44);
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls(), FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  // Capacity 60: a's tokens no longer fit half 0; b's early pre-pass would write into them.
+  a.set_m(0, 60);
+  a.ClearC();
+  b.ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(calls(), FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 2u) << "re-created";
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(backend_->last_pdl(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(gemm_.early_prepares(), 1) << "launch 1 converts after its wait now";
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+  gemm_.SetPreKernel(nullptr);
+  gemm_.SetTokenHalfLimit(INT64_MAX);
+}
+
+// A patch whose second launch fails to prepare leaves the variant with its first launch's new
+// bindings and its second's old ones, a mix never checked against the PDL edges' early reads: the
+// variant is dropped, and that mix, when it comes, is captured afresh.
+TEST_F(ExecutorTest, PartlyPatchedVariantIsDropped) {
+  ExecutorOptions o;
+  o.merge_calls = MergeCalls::kNever;
+  o.min_repeats = 1;
+  o.max_bindings_per_structure = 1;
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}}, 2), a2({{64, 128, 128}}, 3);
+  ENCORE_ASSERT_OK(exec_->RunBatch(SimpleCalls({a.args(), b.args()}), FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 1u);
+  // Call 1 with a misaligned token pointer: launch 0 is patched to a2, launch 1 fails.
+  std::vector<gemm::GroupProblem> bad(b.args().groups.begin(), b.args().groups.end());
+  bad[0].a = static_cast<const uint8_t*>(bad[0].a) + 8;
+  const absl::Status s =
+      exec_->RunBatch(SimpleCalls({a2.args(), gemm::GroupedGemmArguments{bad}}), FakeStream(1));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(exec_->counters().live_execs, 0u) << "the partly patched variant is gone";
+  a2.ClearC();
+  b.ClearC();
+  ENCORE_ASSERT_OK(exec_->RunBatch(SimpleCalls({a2.args(), b.args()}), FakeStream(1)));
+  EXPECT_EQ(exec_->counters().captures, 2u) << "the mix is captured afresh";
+  EXPECT_TRUE(a2.Check(0));
+  EXPECT_TRUE(b.Check(0));
+}
+
 TEST_F(ExecutorTest, PdlCanBeDisabled) {
   ExecutorOptions o;
   o.min_repeats = 1;

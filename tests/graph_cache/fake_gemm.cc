@@ -85,8 +85,12 @@ absl::Status FakeGemm::PrepareWith(const gemm::GroupedGemmArguments& args,
                                    cudaStream_t stream, const gemm::PlanOptions& options) {
   ENCORE_RETURN_IF_ERROR(Prepare(args, plan, kind, stream));
   if (plan->has_pre()) {
-    plan->token_workspace_half = options.token_workspace_half;
-    plan->prepass_reads_early = options.prepass_reads_early && options.token_workspace_half >= 0;
+    int64_t tokens = 0;
+    for (const gemm::GroupProblem& p : args.groups) tokens += static_cast<int64_t>(p.m) * p.k;
+    const bool fits = tokens <= token_half_limit_.load();
+    plan->token_workspace_half = fits ? options.token_workspace_half : -1;
+    plan->prepass_reads_early =
+        options.prepass_reads_early && plan->token_workspace_half >= 0;
     if (plan->prepass_reads_early) early_prepares_.fetch_add(1);
   }
   return absl::OkStatus();

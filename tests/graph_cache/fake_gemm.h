@@ -53,8 +53,9 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   absl::Status Prepare(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
                        gemm::KernelKind kind = gemm::KernelKind::kAuto,
                        cudaStream_t stream = nullptr) override;
-  // Prepare, then PlanOptions as the real runner honours them for plans with a pre-kernel (every
-  // half fits): LaunchPlan::token_workspace_half and prepass_reads_early.
+  // Prepare, then PlanOptions as the real runner honours them for plans with a pre-kernel:
+  // LaunchPlan::token_workspace_half and prepass_reads_early (where the tokens fit a half,
+  // SetTokenHalfLimit).
   absl::Status PrepareWith(const gemm::GroupedGemmArguments& args, gemm::LaunchPlan* plan,
                            gemm::KernelKind kind, cudaStream_t stream,
                            const gemm::PlanOptions& options) override;
@@ -88,6 +89,10 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
     pre_prefers_pdl_.store(prefers_pdl);
     pre_kernel_.store(tag);
   }
+  // Plans whose tokens (Σ capacity m · k) exceed this many elements do not fit half of the token
+  // workspace: PrepareWith gives them half -1 (the whole workspace) and no early pre-pass, as the
+  // real runner does (default: every plan fits).
+  void SetTokenHalfLimit(int64_t elements) { token_half_limit_.store(elements); }
   // kAuto plans stream-K (variant 2) from this Σ m·n on (default: never).
   void SetAutoStreamKFrom(int64_t work) { auto_stream_k_from_.store(work); }
   int64_t prepares() const { return prepares_.load(); }
@@ -114,6 +119,7 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   std::atomic<const void*> pre_kernel_{nullptr};
   std::atomic<bool> pre_prefers_pdl_{false};
   std::atomic<int64_t> auto_stream_k_from_{INT64_MAX};
+  std::atomic<int64_t> token_half_limit_{INT64_MAX};
   std::atomic<int64_t> prepares_{0};
   std::atomic<int64_t> early_prepares_{0};
   std::atomic<cudaStream_t> last_prepare_stream_{nullptr};
