@@ -247,7 +247,12 @@ class Nvfp4GroupedGemm {
   }
 
   // Prepare + Launch through a per-thread scratch plan, with PDL where it is safe and faster
-  // (LaunchPlan::prefers_pdl).
+  // (LaunchPlan::prefers_pdl). NOTES: behind a PDL edge a plan reads and writes nothing before its
+  // wait, which waits for the kernel just before it on the stream; that is enough as long as that
+  // kernel completes only after its own predecessors did. Encore's kernels do; a caller's kernel
+  // launched with programmatic stream serialization must call cudaGridDependencySynchronize (or
+  // be launched without the attribute), or an earlier Encore GEMM may still read the stream's
+  // token workspace when the next call's pre-pass rewrites it.
   [[nodiscard]] virtual absl::Status Run(const GroupedGemmArguments& args, cudaStream_t stream,
                                          KernelKind kind = KernelKind::kAuto) = 0;
 
