@@ -147,6 +147,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
   // to the early trigger within 0.1 us on every GPU MODE and few-tile shape, four rounds.)
   // (kBound: the weight maps and pointers of the binding block come from the pre-pass's block 0;
   // the weight producer waits for its `filled` release before it reads them, bind_fill.cuh.)
+  // NOTES: the early weight producer also walks the tiles, so it reads device_m before its wait:
+  // every role must see the same device_m, or their k-block counts (and mbarrier phases) part and
+  // the grid hangs. That holds because no kernel that may still run writes device_m: the pre-pass
+  // before this GEMM waited before it triggered, and a graph keeps a launch whose device_m meets
+  // an output of the graph off its PDL edge (graph_cache/internal/early_reads.h).
   constexpr bool kProducerWaitsLate = ENCORE_SM90_EARLY_WEIGHTS && P::kPrepass &&
                                       !(ENCORE_SM90_FUSED_WEIGHTS_WAIT && kFused);
   // (ENCORE_SM90_PREPASS_READY, Params::prepass_blocks > 0: only the weight producer waits for

@@ -224,15 +224,16 @@ template <TokenSource kSource>
 struct Pipeline {
   static constexpr bool kPrepass = kSource == TokenSource::kPrepass;
   // Raw stages: packed e2m1 weights + weight scales (+ packed tokens + token scales in kernel).
-  // NOTES: with the pre-pass a raw stage is 18 KB, so the weight stream (from HBM, the long
-  // latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was just
-  // written) and are fed by their own producer warp, so neither stream waits for the other.
+  // NOTES: with the pre-pass a raw stage is 9 KB (18 KB wide), so the weight stream (from HBM,
+  // the long latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was
+  // just written) and are fed by their own producer warp, so neither stream waits for the other.
   static constexpr int kRawStages = kPrepass ? (TileShape::kConsumerWgs == 4 ? 4 : 6) : 3;
   static constexpr int kTokStages =
       ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : (kPrepass ? 512 / TileShape::kMaxBlockM : 2);
   static constexpr int kRawStageBytes =
       TileShape::kRawWeightBytes + TileShape::kSfWeightBytes +
-      (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);  // 29696 / 18432
+      (kPrepass ? 0 : TileShape::kRawTokenBytes + TileShape::kSfTokenBytes);
+  // (in kernel / pre-pass: 28672 / 9216 bytes; the wide build's 29696 / 18432)
   static constexpr int kBaseSmemBytes = 1024 /* alignment slack */ + kRawStages * kRawStageBytes +
                                         kTokStages * TileShape::kTokStageBytes +
                                         TileShape::kBarrierBytes;

@@ -95,6 +95,10 @@ __device__ __forceinline__ void EpilogueTile(const GroupInfo& gi, const CUtensor
   static_assert(T::kEpilogueRows == 32, "PackChunk packs 32-token chunks");
   static_assert(T::kEpilogueRows == kOutputBoxRows && 2 * kOutputTailRows == kOutputBoxRows,
                 "an output box is a chunk or its first half");
+  // (A tile's last chunk goes out in a kOutputTailRows box: with 8-row granules, e.g. tiles of 40
+  // rows, that box would write 8 rows of the next tile, which another CTA stores.)
+  static_assert(kBufs == 0 || T::kMGranule % kOutputTailRows == 0,
+                "TMA stores need tile rows in multiples of the tail box (no _n8 with _tmastore)");
   constexpr int kChunks = T::kMaxBlockM / T::kEpilogueRows;
   constexpr float kOut = kEpilogueScale<kSrc>;
   const int lane = ct & 31;
