@@ -203,7 +203,9 @@ absl::Status Validate(const GroupedGemmArguments& args) {
         absl::StrCat("device_m is not ", alignof(int32_t), "-byte aligned"));
   }
   for (size_t g = 0; g < args.groups.size(); ++g) {
-    if (!GroupPasses(args.groups[g])) return ValidateGroup(g, args.groups[g]);
+    if (GroupPasses(args.groups[g])) continue;
+    // (The detailed checks decide; the fast one only spares them on the common path.)
+    if (absl::Status s = ValidateGroup(g, args.groups[g]); !s.ok()) return s;
   }
   return CheckOverlaps(args);
 }
