@@ -60,10 +60,13 @@
 //       has another kernel function, or lacks PDL support or has a pre-kernel it does not prefer
 //       PDL for where the node has a programmatic edge, or a node with a programmatic edge would
 //       read early what a call of the graph writes (its tokens too, for an early pre-pass; a
-//       patch re-prepares a node with the PlanOptions it was captured with), or the calls of a
-//       merged launch now meet each other, Vi is dropped and Create runs instead. A
-//       failed patch or launch drops Vi and the call runs directly (kPatchFailed /
-//       kLaunchFailed). A variant is never launched with bindings other than the call's.
+//       patch re-prepares a node with the PlanOptions it was captured with), or a new plan uses
+//       another token-workspace half (dynamic M: a capacity in the same bucket that outgrows
+//       its half, under the next node's early pre-pass), or the calls of a merged launch now
+//       meet each other, Vi is dropped and Create runs instead. A failed patch or launch
+//       drops Vi and the call runs directly (kPatchFailed / kLaunchFailed); so does a Prepare
+//       that fails after some nodes were patched (kPrepareFailed; untouched, Vi stays). A
+//       variant is never launched with bindings other than the call's.
 //   Any variant ──LRU (across all entries), entry or byte bound──▶ evicted (exec destroyed before
 //       its graph); an entry whose last variant goes ─▶ Unseen.
 //
