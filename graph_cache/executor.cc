@@ -50,6 +50,15 @@ size_t LaunchBytes(const gemm::LaunchPlan& plan, const ExecutorOptions& o) {
          (plan.has_pre() ? plan.pre.params_bytes : 0);
 }
 
+// Whether a structure or variant seen `seen` times (its recurrence count; <= 0 while a failed
+// capture backs off) may be captured now: kNone, or why not. capture_immediately skips the count,
+// not the backoff.
+FallbackReason RecurrenceVerdict(int seen, bool capture_immediately, int min_repeats) {
+  if (seen <= 0) return FallbackReason::kFailureBackoff;
+  if (!capture_immediately && seen < min_repeats) return FallbackReason::kBelowMinRepeats;
+  return FallbackReason::kNone;
+}
+
 // Hash of one call's bindings, chained onto `seed`: the same value whether computed from a
 // Binding (the call) or from a variant's stored node bindings.
 size_t HashBinding(size_t seed, int num_groups, const int32_t* device_m, const void* stream,
@@ -550,13 +559,9 @@ GraphExecutor::Outcome GraphExecutor::RunLocked(absl::Span<const GemmCall> calls
     return RunEntryLocked(it->second.get(), calls, sigs, words, hash, stream, capture_immediately);
   }
 
-  // (capture_immediately skips the recurrence count, not a failed capture's backoff: a count
-  // <= 0.)
-  const int seen = seen_.Bump(hash);
-  if (seen <= 0) return Outcome{false, FallbackReason::kFailureBackoff};
-  if (!capture_immediately && seen < options_.min_repeats) {
-    return Outcome{false, FallbackReason::kBelowMinRepeats};
-  }
+  const FallbackReason not_yet =
+      RecurrenceVerdict(seen_.Bump(hash), capture_immediately, options_.min_repeats);
+  if (not_yet != FallbackReason::kNone) return Outcome{false, not_yet};
   if (!GuardAllowsCaptureLocked(/*reload=*/ghosts_.Get(hash) > 0)) {
     return Outcome{false, FallbackReason::kThrashGuard};
   }
@@ -596,11 +601,10 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
   FallbackReason refused = FallbackReason::kOverBudget;
   if (e->variants.size() < static_cast<size_t>(options_.max_bindings_per_structure)) {
     const size_t vhash = VariantHash(hash, bhash);
-    const int seen = variant_seen_.Bump(vhash);
-    if (seen <= 0) {
-      refused = FallbackReason::kFailureBackoff;
-    } else if (!capture_immediately && seen < options_.min_repeats) {
-      refused = FallbackReason::kBelowMinRepeats;
+    const FallbackReason not_yet =
+        RecurrenceVerdict(variant_seen_.Bump(vhash), capture_immediately, options_.min_repeats);
+    if (not_yet != FallbackReason::kNone) {
+      refused = not_yet;
     } else {
       // (Refused, kOverBudget, where room would cost one of the entry's own variants: patching
       // one serves the call for less. An entry left with its bound exec alone has none to patch.)
