@@ -522,11 +522,8 @@ void BM_Validate(benchmark::State& state) {
       const uintptr_t base = static_cast<uintptr_t>(i + 1) << 36;
       uintptr_t off[5] = {};
       for (gemm::GroupProblem& p : g) {
-        const size_t bytes[5] = {static_cast<size_t>(p.m) * (p.k / 2),
-                                 static_cast<size_t>(p.n) * (p.k / 2),
-                                 gemm::BlockedScaleBytes(p.m, p.k),
-                                 gemm::BlockedScaleBytes(p.n, p.k),
-                                 static_cast<size_t>(p.m) * p.n * 2};
+        const gemm::OperandBytes ob = gemm::OperandBytesOf(p);
+        const size_t bytes[5] = {ob.a, ob.b, ob.sfa, ob.sfb, ob.c};
         const void** in[4] = {&p.a, &p.b, &p.sfa, &p.sfb};
         for (int f = 0; f < 5; ++f) {
           const uintptr_t at = base + (static_cast<uintptr_t>(f) << 32) + off[f];

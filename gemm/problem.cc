@@ -122,8 +122,7 @@ absl::Status CheckOverlaps(const GroupedGemmArguments& args) {
   for (size_t g = 0; g < args.groups.size(); ++g) {
     const GroupProblem& p = args.groups[g];
     if (p.m == 0 || p.c == nullptr) continue;
-    const Range r = RangeOf(p.c, static_cast<size_t>(p.m) * static_cast<size_t>(p.n) * 2,
-                            static_cast<int>(g), "c");
+    const Range r = RangeOf(p.c, OperandBytesOf(p).c, static_cast<int>(g), "c");
     int i = n++;
     for (; i > 0 && out[i - 1].begin > r.begin; --i) out[i] = out[i - 1];
     out[i] = r;
@@ -165,15 +164,14 @@ absl::Status CheckOverlaps(const GroupedGemmArguments& args) {
   };
   for (size_t g = 0; g < args.groups.size(); ++g) {
     const GroupProblem& p = args.groups[g];
-    const size_t m = static_cast<size_t>(p.m), nn = static_cast<size_t>(p.n),
-                 k = static_cast<size_t>(p.k);
+    const OperandBytes bytes = OperandBytesOf(p);
     const int gi = static_cast<int>(g);
     // (A null A or SFA only in a group without rows: its inputs are empty ranges then.)
     const Range inputs[] = {
-        RangeOf(p.a, m * (k / 2), gi, "a"),
-        RangeOf(p.b, nn * (k / 2), gi, "b"),
-        RangeOf(p.sfa, m == 0 ? 0 : BlockedScaleBytes(p.m, p.k), gi, "sfa"),
-        RangeOf(p.sfb, BlockedScaleBytes(p.n, p.k), gi, "sfb"),
+        RangeOf(p.a, bytes.a, gi, "a"),
+        RangeOf(p.b, bytes.b, gi, "b"),
+        RangeOf(p.sfa, bytes.sfa, gi, "sfa"),
+        RangeOf(p.sfb, bytes.sfb, gi, "sfb"),
     };
     for (const Range& in : inputs) {
       if (const Range* o = meets(in)) {

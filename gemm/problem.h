@@ -59,6 +59,19 @@ inline constexpr size_t BlockedScaleBytes(int rows, int k) {
   return (static_cast<size_t>(rows) + 127) / 128 * ((static_cast<size_t>(k) + 63) / 64) * 512;
 }
 
+// The bytes each operand of group `p` spans from its pointer (C at capacity M; all of a group
+// without rows but B and SFB are 0): what Validate's overlap check and the graph cache's
+// early-read checks compare.
+struct OperandBytes {
+  size_t a, b, sfa, sfb, c;
+};
+inline constexpr OperandBytes OperandBytesOf(const GroupProblem& p) {
+  const size_t m = static_cast<size_t>(p.m), n = static_cast<size_t>(p.n);
+  const size_t half_k = static_cast<size_t>(p.k) / 2;
+  return OperandBytes{m * half_k, n * half_k, BlockedScaleBytes(p.m, p.k),
+                      BlockedScaleBytes(p.n, p.k), m * n * 2};
+}
+
 // OK when `args` is within the supported set; otherwise InvalidArgument naming the group and
 // the field, e.g. "group 3: b is null" or "group 0: k = 96 is not a multiple of 64". M = 0 is
 // valid (and then A, SFA and C may be null; B and SFB are still required). N and K must be

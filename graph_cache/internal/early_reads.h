@@ -38,7 +38,7 @@ class EarlyReads {
   // Every group's C (capacity m x n fp16) of `args`.
   void AddOutputs(const gemm::GroupedGemmArguments& args) {
     for (const gemm::GroupProblem& g : args.groups) {
-      Add(g.c, static_cast<size_t>(g.m) * static_cast<size_t>(g.n) * 2);
+      Add(g.c, gemm::OperandBytesOf(g).c);
     }
   }
 
@@ -64,8 +64,8 @@ class EarlyReads {
   bool Overlaps(const gemm::GroupedGemmArguments& args) const {
     if (outputs_.empty()) return false;
     for (const gemm::GroupProblem& g : args.groups) {
-      if (Hits(g.b, static_cast<size_t>(g.n) * static_cast<size_t>(g.k / 2)) ||
-          Hits(g.sfb, gemm::BlockedScaleBytes(g.n, g.k))) {
+      const gemm::OperandBytes bytes = gemm::OperandBytesOf(g);
+      if (Hits(g.b, bytes.b) || Hits(g.sfb, bytes.sfb)) {
         return true;
       }
     }
@@ -77,8 +77,8 @@ class EarlyReads {
   bool TokensOverlap(const gemm::GroupedGemmArguments& args) const {
     if (outputs_.empty()) return false;
     for (const gemm::GroupProblem& g : args.groups) {
-      if (Hits(g.a, static_cast<size_t>(g.m) * static_cast<size_t>(g.k / 2)) ||
-          Hits(g.sfa, gemm::BlockedScaleBytes(g.m, g.k))) {
+      const gemm::OperandBytes bytes = gemm::OperandBytesOf(g);
+      if (Hits(g.a, bytes.a) || Hits(g.sfa, bytes.sfa)) {
         return true;
       }
     }
