@@ -8,46 +8,87 @@ namespace encore::graph_cache {
 
 absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind) {
   const size_t ng = args.groups.size();
-  if (calls_.size() >= max_calls_) {
+  if (num_calls_ >= max_calls_) {
     return absl::InvalidArgumentError(
         absl::StrCat("batch already holds max_batch_calls = ", max_calls_, " calls"));
   }
   if (ng == 0 || ng > static_cast<size_t>(gemm::kMaxGroups)) {
     return absl::InvalidArgumentError(absl::StrCat("batch call with ", ng, " groups"));
   }
-  // NOTES: groups_ only grows (never shrinks on Clear), so once a recurring batch has been added
-  // once, Add is two bounds checks, one memcpy and two appends within capacity. The call's span
-  // is set at Flush (a growth of groups_ may move it until then).
+  const size_t i = num_calls_;
   const size_t first = num_groups_;
-  if (first + ng > groups_.size()) groups_.resize(std::max(first + ng, 2 * groups_.size()));
-  // Element by element: a batch's calls have a few groups each, where memcpy's `rep movs` start
-  // costs more than the copy (seen in BM_BatchFlush's profile).
-  gemm::GroupProblem* dst = groups_.data() + first;
-  for (size_t i = 0; i < ng; ++i) dst[i] = args.groups[i];
+  // NOTES: while every call so far equals the last flush's, this call's slot and groups sit where
+  // that flush's call i does (same counts before it), so an equal call needs no write at all.
+  repeating_ = repeating_ && i < flushed_calls_ && SameAsFlushed(i, args, kind);
+  if (!repeating_) {
+    // groups_ only grows (never shrinks), so once a recurring batch has been added once, this is
+    // a copy and two stores within capacity. Element by element: a batch's calls have a few
+    // groups each, where memcpy's `rep movs` start costs more than the copy (BM_BatchFlush).
+    if (first + ng > groups_.size()) groups_.resize(std::max(first + ng, 2 * groups_.size()));
+    gemm::GroupProblem* dst = groups_.data() + first;
+    for (size_t g = 0; g < ng; ++g) dst[g] = args.groups[g];
+    if (i == slots_.size()) {
+      slots_.emplace_back();
+      calls_.emplace_back();
+    }
+    slots_[i] = Slot{first, ng};
+    calls_[i].args.device_m = args.device_m;
+    calls_[i].kind = kind;
+  }
   num_groups_ = first + ng;
-  Slot& slot = slots_.emplace_back();  // fields set in place: no temporary to copy
-  slot.first = first;
-  slot.count = ng;
-  GemmCall& call = calls_.emplace_back();
-  call.args.device_m = args.device_m;
-  call.kind = kind;
+  num_calls_ = i + 1;
   return absl::OkStatus();
 }
 
-absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
-  const gemm::GroupProblem* base = groups_.data();
-  for (size_t i = 0; i < calls_.size(); ++i) {  // groups_ no longer grows: take the spans now
-    calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
+bool GemmBatch::SameAsFlushed(size_t i, const gemm::GroupedGemmArguments& args,
+                              gemm::KernelKind kind) const {
+  const Slot& slot = slots_[i];
+  if (slot.count != args.groups.size() || calls_[i].kind != kind ||
+      calls_[i].args.device_m != args.device_m) {
+    return false;
   }
-  const absl::Status status = executor_->RunBatch(calls_, stream, options);
-  Clear();
+  const gemm::GroupProblem* held = groups_.data() + slot.first;
+  for (const gemm::GroupProblem& p : args.groups) {
+    if (held->a != p.a || held->b != p.b || held->sfa != p.sfa || held->sfb != p.sfb ||
+        held->c != p.c || held->m != p.m || held->n != p.n || held->k != p.k) {
+      return false;
+    }
+    ++held;
+  }
+  return true;
+}
+
+absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
+  if (num_calls_ == 0) return absl::OkStatus();
+  const absl::Span<const GemmCall> calls(calls_.data(), num_calls_);
+  if (!(repeating_ && num_calls_ == flushed_calls_)) {
+    // New calls: set their spans (groups_ no longer grows) and drop the old flush's ticket.
+    const gemm::GroupProblem* base = groups_.data();
+    for (size_t i = 0; i < num_calls_; ++i) {
+      calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
+    }
+    ticket_ = GraphExecutor::BatchTicket{};
+  }
+  // (Otherwise the calls, spans included, are the last flush's, for which ticket_ was issued.)
+  const absl::Status status = executor_->RunBatchWithTicket(calls, stream, options, &ticket_);
+  flushed_calls_ = num_calls_;
+  repeating_ = true;
+  num_calls_ = 0;
+  num_groups_ = 0;
   return status;
 }
 
 void GemmBatch::Clear() {
+  // Calls added since the flush may have overwritten its records.
+  if (!repeating_) ForgetFlushed();
+  num_calls_ = 0;
   num_groups_ = 0;
-  slots_.clear();
-  calls_.clear();
+  repeating_ = flushed_calls_ > 0;
+}
+
+void GemmBatch::ForgetFlushed() {
+  flushed_calls_ = 0;
+  ticket_ = GraphExecutor::BatchTicket{};
 }
 
 }  // namespace encore::graph_cache

@@ -10,6 +10,11 @@
 // their groups (ExecutorOptions::merge_calls; by default only where that sums every element as
 // each call's own launch does, so the results are bit for bit those of separate calls).
 //
+// A recurring batch: when a batch's calls are, field for field, the calls of its previous Flush
+// (same count, kinds, device_m and every group's pointers and sizes), Add only compares (writes
+// nothing) and Flush replays the graph that ran last time without the executor's compare of every
+// group, provided nothing was evicted or patched in the executor since (its mutation epoch).
+//
 // Thread safety: a GemmBatch is used by one thread at a time; any number of batches (on any
 // threads) may flush into one executor concurrently.
 //
@@ -50,24 +55,38 @@ class GemmBatch {
   [[nodiscard]] absl::Status Flush(cudaStream_t stream,
                                    BatchRunOptions options = BatchRunOptions{});
 
+  // Drops the calls added since the last Flush.
   void Clear();
-  size_t size() const { return calls_.size(); }
-  bool empty() const { return calls_.empty(); }
+  size_t size() const { return num_calls_; }
+  bool empty() const { return num_calls_ == 0; }
 
  private:
+  // Whether call `i` of the last flush (still in groups_, slots_ and calls_) is `args` / `kind`.
+  bool SameAsFlushed(size_t i, const gemm::GroupedGemmArguments& args,
+                     gemm::KernelKind kind) const;
+  // Forgets the last flush's calls (its ticket vouches for nothing any more).
+  void ForgetFlushed();
+
   GraphExecutor* executor_;
   size_t max_calls_;
   // Every added call's groups, back to back; only the first num_groups_ are in use.
   std::vector<gemm::GroupProblem> groups_;
   size_t num_groups_ = 0;
-  // Per added call: where its groups sit in groups_, and the call itself, whose span is only set
-  // by Flush.
+  // Per call: where its groups sit in groups_, and the call itself (its span set by Flush).
+  // Only the first num_calls_ are this batch's; NOTES: the entries past them are not cleared, so
+  // the first flushed_calls_ entries (and their groups) are the last flush's calls until an Add
+  // that differs from them overwrites one (repeating_ false from then on).
   struct Slot {
     size_t first = 0;
     size_t count = 0;
   };
   std::vector<Slot> slots_;
   std::vector<GemmCall> calls_;
+  size_t num_calls_ = 0;
+  size_t flushed_calls_ = 0;  // calls of the last flush still held (0: none)
+  bool repeating_ = false;    // every Add since the last Flush equals that flush's call
+  // The executor's ticket for the last flush's calls (GraphExecutor::RunBatchWithTicket).
+  GraphExecutor::BatchTicket ticket_;
 };
 
 }  // namespace encore::graph_cache

@@ -248,10 +248,11 @@ class GraphExecutor {
 
  private:
   friend class SequenceRecorder;
+  friend class GemmBatch;  // RunBatchWithTicket for a batch equal to its last flush
   struct Entry;
   struct Variant;
-  // A replay ticket (SequenceRecorder's period): the variant a RunBatch launched, on which
-  // stream, and the executor's mutation epoch at the time.
+  // A replay ticket (SequenceRecorder's period, GemmBatch's last flush): the variant a RunBatch
+  // launched, on which stream, and the executor's mutation epoch at the time.
   struct BatchTicket {
     Variant* variant = nullptr;
     cudaStream_t stream = nullptr;
@@ -259,7 +260,8 @@ class GraphExecutor {
   };
   // RunBatch for a caller that makes the same calls again and again. NOTES: the caller guarantees
   // that `calls` are, field for field, the calls *ticket was issued for (the recorder's period
-  // records, unchanged while it replays them; it resets its ticket whenever they change). While no
+  // records, unchanged while it replays them, or a GemmBatch's calls equal to its last flush; both
+  // reset their ticket whenever the calls change). While no
   // variant has been removed or patched since (mutation_epoch_ unchanged) and `stream` is the
   // ticket's, the ticket's variant still holds exactly those calls, so it is launched without the
   // memo's compare of every group; otherwise this is RunBatch, which issues a new ticket when a

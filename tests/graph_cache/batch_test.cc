@@ -1,7 +1,9 @@
 // CPU tests of GemmBatch (host-mode FakeGemm + HostGraphBackend).
 #include "graph_cache/batch.h"
 
+#include <initializer_list>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -132,6 +134,161 @@ TEST_F(BatchTest, FlushIntoCallerCaptureRunsDirectly) {
   EXPECT_EQ(exec_->counters().captures, 0u);
   EXPECT_EQ(exec_->counters().direct_launches, 6u);
   EXPECT_EQ(exec_->counters().last_fallback, FallbackReason::kCallerCapturing);
+}
+
+// Clears every C, adds `calls` (problem, kind) and flushes them on stream 1.
+void ClearAddFlush(GemmBatch& batch,
+                   std::initializer_list<std::pair<HostProblem*, KernelKind>> calls,
+                   std::initializer_list<HostProblem*> all) {
+  for (HostProblem* p : all) p->ClearC();
+  for (const auto& [p, kind] : calls) ENCORE_ASSERT_OK(batch.Add(p->args(), kind));
+  ENCORE_ASSERT_OK(batch.Flush(FakeStream(1)));
+}
+
+// A batch equal to its last flush replays that flush's graph without the executor's compare
+// (GemmBatch's ticket); every kind of difference must leave that path and run the new calls.
+TEST_F(BatchTest, ABatchEqualToItsLastFlushReplaysItAndAnyChangeRunsTheNewCalls) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2), c({{8, 64, 64}}, 3);
+  HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4), d({{16, 64, 128}}, 5);
+  const auto all = {&a, &b, &c, &b2, &d};
+  GemmBatch batch(exec_.get());
+  const auto same = [&] {
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                          {&c, KernelKind::kPersistent}},
+                  all);
+    EXPECT_TRUE(a.Check(0));
+    EXPECT_TRUE(b.Check(0));
+    EXPECT_TRUE(c.Check(1));
+    EXPECT_TRUE(b2.Untouched(0));
+    EXPECT_TRUE(d.Untouched(0));
+  };
+  for (int i = 0; i < 4; ++i) same();  // captured; then replayed on the batch's ticket
+  const ExecutorCounters warm = exec_->counters();
+  EXPECT_GE(warm.fast_hits, 3u);
+
+  // The middle call's buffers changed (same structure).
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple},
+                        {&c, KernelKind::kPersistent}},
+                all);
+  EXPECT_TRUE(b2.Check(0));
+  EXPECT_TRUE(b.Untouched(0));
+  EXPECT_TRUE(b.Untouched(1));
+  same();
+
+  // One input of one group moved to another buffer (b2's), each input in turn.
+  const gemm::GroupProblem own = b.group(1);
+  for (const void* gemm::GroupProblem::*input :
+       {&gemm::GroupProblem::a, &gemm::GroupProblem::b, &gemm::GroupProblem::sfa,
+        &gemm::GroupProblem::sfb}) {
+    b.mutable_group(1).*input = b2.group(1).*input;
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                          {&c, KernelKind::kPersistent}},
+                  all);
+    EXPECT_TRUE(b.Check(0)) << "the graph read the old input";
+    b.mutable_group(1) = own;
+    same();
+  }
+  // A group's N or K changed (halved: the buffers stay large enough).
+  const gemm::GroupProblem own0 = b.group(0);
+  for (int gemm::GroupProblem::*dim : {&gemm::GroupProblem::n, &gemm::GroupProblem::k}) {
+    b.mutable_group(0).*dim /= 2;
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                          {&c, KernelKind::kPersistent}},
+                  all);
+    EXPECT_TRUE(b.CheckGroup(0, 0)) << "the graph ran the old shape";
+    b.mutable_group(0) = own0;
+    same();
+  }
+
+  // The last call's kind changed (stream-K: the fake kernel's values differ).
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                        {&c, KernelKind::kStreamK}},
+                all);
+  EXPECT_TRUE(c.Check(2));
+  same();
+
+  // A group's M changed (its C keeps the sentinel past the new M).
+  b.set_m(0, 16);
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                        {&c, KernelKind::kPersistent}},
+                all);
+  EXPECT_TRUE(b.Check(0));
+  b.set_m(0, 32);
+  same();
+
+  // Dynamic M: the same groups with a device_m array.
+  b.set_device_m({20, 16});
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                        {&c, KernelKind::kPersistent}},
+                all);
+  EXPECT_TRUE(b.Check(0));
+  b.set_device_m({});
+  same();
+
+  // A prefix of the last flush, then the calls again, then one call more.
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+  EXPECT_TRUE(c.Untouched(0));
+  same();
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
+                        {&c, KernelKind::kPersistent}, {&d, KernelKind::kSimple}},
+                all);
+  EXPECT_TRUE(c.Check(1));
+  EXPECT_TRUE(d.Check(0));
+  same();
+  const uint64_t hits = exec_->counters().fast_hits;
+  same();
+  EXPECT_EQ(exec_->counters().fast_hits, hits + 3) << "the repeated batch replayed its graph";
+}
+
+// The ticket holds only while the executor changed nothing: another batch patching the one
+// graph of the structure (max_bindings_per_structure 1) must send the next flush of the first
+// batch through the compare, which patches the graph back to its buffers.
+TEST_F(BatchTest, AnotherBatchPatchingTheGraphVoidsTheTicket) {
+  Make(/*max_bindings_per_structure=*/1);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2);
+  HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4);
+  const auto all = {&a, &b, &b2};
+  GemmBatch first(exec_.get()), second(exec_.get());
+  for (int i = 0; i < 4; ++i) {
+    ClearAddFlush(first, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  }
+  ClearAddFlush(second, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(b2.Check(0));
+  EXPECT_TRUE(b.Untouched(0));
+  const uint64_t patches = exec_->counters().patches;
+  EXPECT_GE(patches, 1u);
+  ClearAddFlush(first, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+  EXPECT_TRUE(b2.Untouched(0)) << "the first batch replayed the graph patched for the second";
+  EXPECT_EQ(exec_->counters().patches, patches + 1);
+}
+
+// Clear after an Add that differed from the last flush: the batch's records of that flush were
+// overwritten, so equal calls added next must not be taken for that flush.
+TEST_F(BatchTest, ClearAfterADifferingAddForgetsTheLastFlush) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2);
+  HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4);
+  const auto all = {&a, &b, &b2};
+  GemmBatch batch(exec_.get());
+  for (int i = 0; i < 4; ++i) {
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  }
+  ENCORE_ASSERT_OK(batch.Add(a.args(), KernelKind::kSimple));
+  ENCORE_ASSERT_OK(batch.Add(b2.args(), KernelKind::kSimple));
+  batch.Clear();
+  EXPECT_TRUE(batch.empty());
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(b2.Check(0));
+  EXPECT_TRUE(b.Untouched(0)) << "ran the last flush's graph for other calls";
+  // Clear after equal Adds keeps the flush: the next equal batch is still correct.
+  ENCORE_ASSERT_OK(batch.Add(a.args(), KernelKind::kSimple));
+  batch.Clear();
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(b2.Check(0));
+  EXPECT_TRUE(b.Untouched(0));
 }
 
 }  // namespace

@@ -70,6 +70,10 @@ class HostProblem {
     device_m_.assign(rows.begin(), rows.end());
   }
   void set_m(int g, int m) { groups_[g].m = m; }
+  // Group g's arguments as the calls see them (e.g. to point one input at another problem's
+  // buffer; Check then expects the values of those inputs). The buffers stay this problem's.
+  gemm::GroupProblem& mutable_group(int g) { return groups_[g]; }
+  const gemm::GroupProblem& group(int g) const { return groups_[g]; }
   void ClearC() {
     for (auto& c : c_) std::fill(c.begin(), c.end(), kSentinel);
   }
