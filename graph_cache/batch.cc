@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "graph_cache/signature.h"
 
 namespace encore::graph_cache {
 
@@ -43,19 +44,9 @@ absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::Kernel
 bool GemmBatch::SameAsFlushed(size_t i, const gemm::GroupedGemmArguments& args,
                               gemm::KernelKind kind) const {
   const Slot& slot = slots_[i];
-  if (slot.count != args.groups.size() || calls_[i].kind != kind ||
-      calls_[i].args.device_m != args.device_m) {
-    return false;
-  }
-  const gemm::GroupProblem* held = groups_.data() + slot.first;
-  for (const gemm::GroupProblem& p : args.groups) {
-    if (held->a != p.a || held->b != p.b || held->sfa != p.sfa || held->sfb != p.sfb ||
-        held->c != p.c || held->m != p.m || held->n != p.n || held->k != p.k) {
-      return false;
-    }
-    ++held;
-  }
-  return true;
+  const gemm::GroupedGemmArguments held{
+      absl::MakeConstSpan(groups_.data() + slot.first, slot.count), calls_[i].args.device_m};
+  return SameCall(held, calls_[i].kind, args, kind);
 }
 
 absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
