@@ -19,7 +19,7 @@ for f in gpumode/s0/auto/gemm_only gpumode/s1/auto/gemm_only steady/w64/k8192/ge
   n=$(echo $f | tr '/' '_')
   timeout 150 ncu --clock-control none --kernel-name regex:Sm90Nvfp4GroupedGemm --launch-skip 10 \
     --launch-count 1 --metrics "$M" $B/bin/sm90_nvfp4_grouped_gemm \
-    --benchmark_filter="^$f\$" > $L/ncu_$n.txt 2>&1
+    --benchmark_filter="^$f" > $L/ncu_$n.txt 2>&1
   echo "$f rc=$?"
   grep -E "sm__cycles|gpu__time|stalled" $L/ncu_$n.txt | awk '{v=$NF; n=$1; if (v+0 > 0.05 || n ~ /sm__|gpu__/) print n, v}'
   pack
