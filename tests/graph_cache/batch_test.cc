@@ -152,10 +152,13 @@ TEST_F(BatchTest, ABatchEqualToItsLastFlushReplaysItAndAnyChangeRunsTheNewCalls)
   HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4), d({{16, 64, 128}}, 5);
   const auto all = {&a, &b, &c, &b2, &d};
   GemmBatch batch(exec_.get());
-  const auto same = [&] {
-    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                          {&c, KernelKind::kPersistent}},
+  // Clears every C and flushes a, mid and c (kinds simple, simple, c_kind).
+  const auto flush = [&](HostProblem& mid, KernelKind c_kind = KernelKind::kPersistent) {
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&mid, KernelKind::kSimple}, {&c, c_kind}},
                   all);
+  };
+  const auto same = [&] {
+    flush(b);
     EXPECT_TRUE(a.Check(0));
     EXPECT_TRUE(b.Check(0));
     EXPECT_TRUE(c.Check(1));
@@ -167,9 +170,7 @@ TEST_F(BatchTest, ABatchEqualToItsLastFlushReplaysItAndAnyChangeRunsTheNewCalls)
   EXPECT_GE(warm.fast_hits, 3u);
 
   // The middle call's buffers changed (same structure).
-  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple},
-                        {&c, KernelKind::kPersistent}},
-                all);
+  flush(b2);
   EXPECT_TRUE(b2.Check(0));
   EXPECT_TRUE(b.Untouched(0));
   EXPECT_TRUE(b.Untouched(1));
@@ -181,9 +182,7 @@ TEST_F(BatchTest, ABatchEqualToItsLastFlushReplaysItAndAnyChangeRunsTheNewCalls)
        {&gemm::GroupProblem::a, &gemm::GroupProblem::b, &gemm::GroupProblem::sfa,
         &gemm::GroupProblem::sfb}) {
     b.mutable_group(1).*input = b2.group(1).*input;
-    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                          {&c, KernelKind::kPersistent}},
-                  all);
+    flush(b);
     EXPECT_TRUE(b.Check(0)) << "the graph read the old input";
     b.mutable_group(1) = own;
     same();
@@ -192,35 +191,27 @@ TEST_F(BatchTest, ABatchEqualToItsLastFlushReplaysItAndAnyChangeRunsTheNewCalls)
   const gemm::GroupProblem own0 = b.group(0);
   for (int gemm::GroupProblem::*dim : {&gemm::GroupProblem::n, &gemm::GroupProblem::k}) {
     b.mutable_group(0).*dim /= 2;
-    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                          {&c, KernelKind::kPersistent}},
-                  all);
+    flush(b);
     EXPECT_TRUE(b.CheckGroup(0, 0)) << "the graph ran the old shape";
     b.mutable_group(0) = own0;
     same();
   }
 
   // The last call's kind changed (stream-K: the fake kernel's values differ).
-  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                        {&c, KernelKind::kStreamK}},
-                all);
+  flush(b, KernelKind::kStreamK);
   EXPECT_TRUE(c.Check(2));
   same();
 
   // A group's M changed (its C keeps the sentinel past the new M).
   b.set_m(0, 16);
-  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                        {&c, KernelKind::kPersistent}},
-                all);
+  flush(b);
   EXPECT_TRUE(b.Check(0));
   b.set_m(0, 32);
   same();
 
   // Dynamic M: the same groups with a device_m array.
   b.set_device_m({20, 16});
-  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple},
-                        {&c, KernelKind::kPersistent}},
-                all);
+  flush(b);
   EXPECT_TRUE(b.Check(0));
   b.set_device_m({});
   same();
