@@ -51,16 +51,15 @@ bool GemmBatch::SameAsFlushed(size_t i, const gemm::GroupedGemmArguments& args,
 
 absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
   if (num_calls_ == 0) return absl::OkStatus();
-  const absl::Span<const GemmCall> calls(calls_.data(), num_calls_);
-  if (!(repeating_ && num_calls_ == flushed_calls_)) {
-    // New calls: set their spans (groups_ no longer grows) and drop the old flush's ticket.
-    const gemm::GroupProblem* base = groups_.data();
-    for (size_t i = 0; i < num_calls_; ++i) {
-      calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
-    }
-    ticket_ = GraphExecutor::BatchTicket{};
+  // The spans are set here, every time (groups_ no longer grows; a copy of this batch holds its
+  // own groups_).
+  const gemm::GroupProblem* base = groups_.data();
+  for (size_t i = 0; i < num_calls_; ++i) {
+    calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
   }
-  // (Otherwise the calls, spans included, are the last flush's, for which ticket_ was issued.)
+  // New calls drop the old flush's ticket; equal ones are the calls it was issued for.
+  if (!(repeating_ && num_calls_ == flushed_calls_)) ticket_ = GraphExecutor::BatchTicket{};
+  const absl::Span<const GemmCall> calls(calls_.data(), num_calls_);
   const absl::Status status = executor_->RunBatchWithTicket(calls, stream, options, &ticket_);
   flushed_calls_ = num_calls_;
   repeating_ = true;

@@ -282,5 +282,31 @@ TEST_F(BatchTest, ClearAfterADifferingAddForgetsTheLastFlush) {
   EXPECT_TRUE(b.Untouched(0));
 }
 
+// A copy of a batch that repeats its last flush holds its own records: flushed after the original
+// is gone and after another batch patched the graph (so the executor compares the calls again),
+// it still runs its calls.
+TEST_F(BatchTest, ACopyOfARepeatingBatchOutlivesTheOriginal) {
+  Make(/*max_bindings_per_structure=*/1);
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2);
+  HostProblem b2({{32, 64, 256}, {16, 8, 64}}, 4);
+  const auto all = {&a, &b, &b2};
+  auto original = std::make_unique<GemmBatch>(exec_.get());
+  for (int i = 0; i < 4; ++i) {
+    ClearAddFlush(*original, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  }
+  GemmBatch copy = *original;
+  original.reset();
+  // Reuse the freed memory with other bytes.
+  std::vector<std::vector<gemm::GroupProblem>> junk;
+  const gemm::GroupProblem garbage{&junk, &junk, &junk, &junk, &junk, 1, 8, 64};
+  for (int i = 0; i < 16; ++i) junk.emplace_back(64, garbage);
+  GemmBatch other(exec_.get());
+  ClearAddFlush(other, {{&a, KernelKind::kSimple}, {&b2, KernelKind::kSimple}}, all);
+  ClearAddFlush(copy, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+  EXPECT_TRUE(b2.Untouched(0));
+}
+
 }  // namespace
 }  // namespace encore::graph_cache
