@@ -1,11 +1,41 @@
 #include "graph_cache/batch.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "graph_cache/signature.h"
 
 namespace encore::graph_cache {
+
+GemmBatch::GemmBatch(GemmBatch&& other) noexcept
+    : executor_(other.executor_), max_calls_(other.max_calls_) {
+  *this = std::move(other);
+}
+
+GemmBatch& GemmBatch::operator=(GemmBatch&& other) noexcept {
+  if (this == &other) return *this;
+  executor_ = other.executor_;
+  max_calls_ = other.max_calls_;
+  groups_ = std::move(other.groups_);
+  slots_ = std::move(other.slots_);
+  calls_ = std::move(other.calls_);
+  num_groups_ = other.num_groups_;
+  num_calls_ = other.num_calls_;
+  flushed_calls_ = other.flushed_calls_;
+  repeating_ = other.repeating_;
+  ticket_ = other.ticket_;
+  // NOTES: the counters describe the vectors' contents, so the moved-from batch gets both reset
+  // (a moved-from vector is only "valid but unspecified"; its counters would still claim calls).
+  other.groups_.clear();
+  other.slots_.clear();
+  other.calls_.clear();
+  other.num_groups_ = 0;
+  other.num_calls_ = 0;
+  other.ForgetFlushed();
+  other.repeating_ = false;
+  return *this;
+}
 
 absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::KernelKind kind) {
   const size_t ng = args.groups.size();

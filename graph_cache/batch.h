@@ -13,7 +13,8 @@
 // A recurring batch: when a batch's calls are, field for field, the calls of its previous Flush
 // (same count, kinds, device_m and every group's pointers and sizes), Add only compares (writes
 // nothing) and Flush replays the graph that ran last time without the executor's compare of every
-// group, provided nothing was evicted or patched in the executor since (its mutation epoch).
+// group, provided it flushes on the same stream and nothing was evicted or patched in the executor
+// since (its mutation epoch).
 //
 // Thread safety: a GemmBatch is used by one thread at a time; any number of batches (on any
 // threads) may flush into one executor concurrently.
@@ -45,6 +46,12 @@ class GemmBatch {
   explicit GemmBatch(GraphExecutor* executor)
       : executor_(executor),
         max_calls_(static_cast<size_t>(std::max(0, executor->options().max_batch_calls))) {}
+  // A copy holds the same calls and the same last flush. A moved-from batch is empty and has no
+  // last flush (usable again, on the same executor).
+  GemmBatch(const GemmBatch&) = default;
+  GemmBatch& operator=(const GemmBatch&) = default;
+  GemmBatch(GemmBatch&& other) noexcept;
+  GemmBatch& operator=(GemmBatch&& other) noexcept;
 
   // Appends a call. InvalidArgument when the batch already holds executor.max_batch_calls
   // calls or the call has no groups / more than gemm::kMaxGroups.

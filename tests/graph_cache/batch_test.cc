@@ -308,5 +308,41 @@ TEST_F(BatchTest, ACopyOfARepeatingBatchOutlivesTheOriginal) {
   EXPECT_TRUE(b2.Untouched(0));
 }
 
+// A moved-from batch is empty and has no last flush: cleared or not, it can be used again, and the
+// batch it moved into keeps its calls and its last flush (review of the ticket change).
+TEST_F(BatchTest, AMovedFromBatchIsEmptyAndReusable) {
+  HostProblem a({{64, 128, 128}}, 1), b({{32, 64, 256}, {16, 8, 64}}, 2);
+  const auto all = {&a, &b};
+  GemmBatch batch(exec_.get());
+  for (int i = 0; i < 4; ++i) {
+    ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  }
+  GemmBatch moved = std::move(batch);
+  batch.Clear();  // NOLINT(bugprone-use-after-move): a moved-from batch is specified
+  EXPECT_TRUE(batch.empty());
+  ClearAddFlush(batch, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+  ClearAddFlush(moved, {{&a, KernelKind::kSimple}, {&b, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Check(0));
+
+  // Moved between Add and Flush: the source is empty, the destination flushes the call.
+  ENCORE_ASSERT_OK(batch.Add(a.args(), KernelKind::kSimple));
+  GemmBatch mid = std::move(batch);
+  EXPECT_EQ(batch.size(), 0u);  // NOLINT(bugprone-use-after-move)
+  ENCORE_EXPECT_OK(batch.Flush(FakeStream(1)));
+  a.ClearC();
+  ENCORE_ASSERT_OK(mid.Flush(FakeStream(1)));
+  EXPECT_TRUE(a.Check(0));
+  // Move assignment over a batch with calls of its own.
+  ENCORE_ASSERT_OK(moved.Add(b.args(), KernelKind::kSimple));
+  moved = std::move(mid);
+  EXPECT_TRUE(moved.empty());
+  ClearAddFlush(moved, {{&a, KernelKind::kSimple}}, all);
+  EXPECT_TRUE(a.Check(0));
+  EXPECT_TRUE(b.Untouched(0));
+}
+
 }  // namespace
 }  // namespace encore::graph_cache
