@@ -23,7 +23,6 @@ GemmBatch& GemmBatch::operator=(GemmBatch&& other) noexcept {
   num_groups_ = other.num_groups_;
   num_calls_ = other.num_calls_;
   flushed_calls_ = other.flushed_calls_;
-  repeating_ = other.repeating_;
   ticket_ = other.ticket_;
   // NOTES: the counters describe the vectors' contents, so the moved-from batch gets both reset
   // (a moved-from vector is only "valid but unspecified"; its counters would still claim calls).
@@ -33,7 +32,6 @@ GemmBatch& GemmBatch::operator=(GemmBatch&& other) noexcept {
   other.num_groups_ = 0;
   other.num_calls_ = 0;
   other.ForgetFlushed();
-  other.repeating_ = false;
   return *this;
 }
 
@@ -48,10 +46,11 @@ absl::Status GemmBatch::Add(const gemm::GroupedGemmArguments& args, gemm::Kernel
   }
   const size_t i = num_calls_;
   const size_t first = num_groups_;
-  // NOTES: while every call so far equals the last flush's, this call's slot and groups sit where
-  // that flush's call i does (same counts before it), so an equal call needs no write at all.
-  repeating_ = repeating_ && i < flushed_calls_ && SameAsFlushed(i, args, kind);
-  if (!repeating_) {
+  // NOTES: while every call so far equals the last flush's (its records still held), this call's
+  // slot and groups sit where that flush's call i does (same counts before it), so an equal call
+  // needs no write at all. The first call that differs overwrites them: they are forgotten.
+  if (!(i < flushed_calls_ && SameAsFlushed(i, args, kind))) {
+    ForgetFlushed();
     // groups_ only grows (never shrinks), so once a recurring batch has been added once, this is
     // a copy and two stores within capacity. Element by element: a batch's calls have a few
     // groups each, where memcpy's `rep movs` start costs more than the copy (BM_BatchFlush).
@@ -87,23 +86,21 @@ absl::Status GemmBatch::Flush(cudaStream_t stream, BatchRunOptions options) {
   for (size_t i = 0; i < num_calls_; ++i) {
     calls_[i].args.groups = absl::MakeConstSpan(base + slots_[i].first, slots_[i].count);
   }
-  // New calls drop the old flush's ticket; equal ones are the calls it was issued for.
-  if (!(repeating_ && num_calls_ == flushed_calls_)) ticket_ = GraphExecutor::BatchTicket{};
+  // Fewer calls than the last flush (a prefix) drop its ticket; equal ones are the calls it was
+  // issued for (new calls forgot it in Add).
+  if (num_calls_ != flushed_calls_) ticket_ = GraphExecutor::BatchTicket{};
   const absl::Span<const GemmCall> calls(calls_.data(), num_calls_);
   const absl::Status status = executor_->RunBatchWithTicket(calls, stream, options, &ticket_);
   flushed_calls_ = num_calls_;
-  repeating_ = true;
   num_calls_ = 0;
   num_groups_ = 0;
   return status;
 }
 
 void GemmBatch::Clear() {
-  // Calls added since the flush may have overwritten its records.
-  if (!repeating_) ForgetFlushed();
+  // (An Add that overwrote the last flush's records has forgotten them already.)
   num_calls_ = 0;
   num_groups_ = 0;
-  repeating_ = flushed_calls_ > 0;
 }
 
 void GemmBatch::ForgetFlushed() {

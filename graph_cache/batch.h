@@ -82,7 +82,7 @@ class GemmBatch {
   // Per call: where its groups sit in groups_, and the call itself (its span set by Flush).
   // Only the first num_calls_ are this batch's; NOTES: the entries past them are not cleared, so
   // the first flushed_calls_ entries (and their groups) are the last flush's calls until an Add
-  // that differs from them overwrites one (repeating_ false from then on).
+  // that differs from them (it sets flushed_calls_ to 0 before it writes).
   struct Slot {
     size_t first = 0;
     size_t count = 0;
@@ -90,8 +90,9 @@ class GemmBatch {
   std::vector<Slot> slots_;
   std::vector<GemmCall> calls_;
   size_t num_calls_ = 0;
-  size_t flushed_calls_ = 0;  // calls of the last flush still held (0: none)
-  bool repeating_ = false;    // every Add since the last Flush equals that flush's call
+  // Calls of the last flush still held (0: none). While > 0, every Add since that flush equaled
+  // its call.
+  size_t flushed_calls_ = 0;
   // The executor's ticket for the last flush's calls (GraphExecutor::RunBatchWithTicket).
   GraphExecutor::BatchTicket ticket_;
 };

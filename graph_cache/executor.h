@@ -261,11 +261,10 @@ class GraphExecutor {
   // RunBatch for a caller that makes the same calls again and again. NOTES: the caller guarantees
   // that `calls` are, field for field, the calls *ticket was issued for (the recorder's period
   // records, unchanged while it replays them, or a GemmBatch's calls equal to its last flush; both
-  // reset their ticket whenever the calls change). While no
-  // variant has been removed or patched since (mutation_epoch_ unchanged) and `stream` is the
-  // ticket's, the ticket's variant still holds exactly those calls, so it is launched without the
-  // memo's compare of every group; otherwise this is RunBatch, which issues a new ticket when a
-  // graph ran.
+  // reset their ticket whenever the calls change). While no variant has been removed or patched
+  // since (mutation_epoch_ unchanged) and `stream` is the ticket's, the ticket's variant still
+  // holds exactly those calls, so it is launched without the memo's compare of every group;
+  // otherwise this is RunBatch, which issues a new ticket when a graph ran.
   absl::Status RunBatchWithTicket(absl::Span<const GemmCall> calls, cudaStream_t stream,
                                   BatchRunOptions batch_options, BatchTicket* ticket);
   // calls (but a fast hit's) and direct_launches are counted outside the mutex (fetch_add); every
