@@ -10,9 +10,19 @@
 //                  parts, wait 0 at the k-block's end
 //   parts_stream   the same parts without the per-k-block drain (wait 1 across k-blocks)
 //   raw_drain      parts_drain with the raw words as fragments (no unpacking): the skeleton
+//   whole_drain    the consumer without its pipe (ENCORE_SM90_CONSUMER_PIPE = 0): a k-block's 8
+//                  steps built, then issued as one commit group, then wait 0
+//   whole_ping     whole_drain with the two warpgroups taking turns (ping-pong): warpgroup w
+//                  issues its k-block only after the other issued its previous one (named
+//                  barriers 8 + w), so one builds while the other's wgmmas run
+//   whole_ping2    whole_ping with two fragment buffers: the next k-block is built while this
+//                  warpgroup's own wgmmas run too (wait 1 before a buffer is rebuilt)
 // parts_drain and const_stream run once more with one warpgroup (is one enough to fill the pipe?).
 // Every variant runs K_BLOCKS k-blocks of 8 k16-steps per warpgroup on every SM; the result is
 // tensor FLOP/s and FLOP per SM clock (clock64 of CTA 0), against 4096 dense fp16 FLOP/clk/SM.
+//
+// `ceiling table` instead prints one row per width (32..256) of the loop forms a kernel could
+// choose per width: 4, 2 or 1 parts with the drain, 4 or 2 parts streamed, whole_ping2.
 //
 // Example (on the device; not a Bazel target: nvcc only):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
@@ -21,15 +31,43 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "benchmarks/micro/micro_timing.cuh"
 #include "gemm/kernels/internal/consumer.cuh"
 
 namespace sm90 = encore::gemm::sm90;
 
-enum Mode { kConstDrain, kConstStream, kPartsDrain, kPartsStream, kRawDrain, kModes };
+enum Mode {
+  kConstDrain,
+  kConstStream,
+  kPartsDrain,
+  kPartsStream,
+  kRawDrain,
+  kWholeDrain,
+  kWholePing,
+  kWholePing2,
+  kModes
+};
 static const char* kModeNames[kModes] = {"const_drain", "const_stream", "parts_drain",
-                                         "parts_stream", "raw_drain"};
+                                         "parts_stream", "raw_drain",    "whole_drain",
+                                         "whole_ping",  "whole_ping2"};
+
+// Ping-pong turns: warpgroup w waits on barrier 8 + w, the other arrives on it after its issue.
+__device__ __forceinline__ void TurnWait(int w) { sm90::NamedBarrierSync(8 + w, 256); }
+__device__ __forceinline__ void TurnPass(int w) { sm90::NamedBarrierArrive(8 + (1 - w), 256); }
+
+// The raw words of this thread's two rows (one 16-byte load each).
+__device__ __forceinline__ void LoadRaw(uint32_t (&a)[1][2][4], uint32_t raw, int rbase, int c) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const uint4 w = sm90::LdShared128(raw + (rbase + 8 * h) * 64 + c * 16);
+    a[0][h][0] = w.x;
+    a[0][h][1] = w.y;
+    a[0][h][2] = w.z;
+    a[0][h][3] = w.w;
+  }
+}
 
 constexpr int kTokStage = sm90::TileShape::kTokStageBytes;  // 2 atoms of 256 rows x 128 bytes
 constexpr int kSmemBytes = 1024 + 2 * kTokStage + 8192;      // 2 token stages + one raw stage
@@ -43,7 +81,9 @@ __device__ __forceinline__ void Issue8(float (&acc)[128], const uint32_t (&f)[4]
   }
 }
 
-template <int N, int kMode>
+// kP: the parts modes' parts per k-block (4: the persistent and stream-K kernels' default, 2: the
+// simple kernel's).
+template <int N, int kMode, int kP = sm90::kParts>
 __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, long long* cycles) {
   extern __shared__ uint8_t smem_raw[];
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
@@ -80,10 +120,53 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
       sm90::FenceAcc<N>(acc);
     }
     sm90::WgmmaWait<0>();
+  } else if constexpr (kMode == kWholeDrain || kMode == kWholePing) {
+    const int w = tid >> 7;
+    uint32_t a[1][2][4];
+    uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
+    sm90::FragOf<8> frag;
+    if (kMode == kWholePing && w == 1) TurnPass(w);  // warpgroup 0 goes first
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      const uint64_t desc = tok_desc + static_cast<uint64_t>(kb & 1) * (kTokStage >> 4);
+      LoadRaw(a, raw, rbase, c);
+      sm90::BuildSteps<8>(frag, a, sl, 0);
+      if (kMode == kWholePing) TurnWait(w);
+      sm90::IssueSteps<N, 8>(acc, frag, desc, 0);
+      if (kMode == kWholePing && (w == 0 || kb + 1 < k_blocks)) TurnPass(w);
+      sm90::WgmmaWait<0>();
+      sm90::FenceAcc<N>(acc);
+    }
+  } else if constexpr (kMode == kWholePing2) {
+    const int w = tid >> 7;
+    uint32_t a[1][2][4];
+    uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
+    sm90::FragOf<8> f0, f1;
+    if (w == 1) TurnPass(w);
+    LoadRaw(a, raw, rbase, c);
+    sm90::BuildSteps<8>(f0, a, sl, 0);
+    for (int kb = 0; kb < k_blocks; kb += 2) {  // k_blocks even
+      const uint64_t d0 = tok_desc;
+      const uint64_t d1 = tok_desc + static_cast<uint64_t>(kTokStage >> 4);
+      TurnWait(w);
+      sm90::IssueSteps<N, 8>(acc, f0, d0, 0);
+      TurnPass(w);
+      LoadRaw(a, raw, rbase, c);
+      sm90::BuildSteps<8>(f1, a, sl, 0);  // f0's wgmmas may run: other registers
+      TurnWait(w);
+      sm90::IssueSteps<N, 8>(acc, f1, d1, 0);
+      if (w == 0 || kb + 2 < k_blocks) TurnPass(w);
+      sm90::WgmmaWait<1>();  // f0's group done
+      if (kb + 2 < k_blocks) {
+        LoadRaw(a, raw, rbase, c);
+        sm90::BuildSteps<8>(f0, a, sl, 0);
+      }
+    }
+    sm90::WgmmaWait<0>();
+    sm90::FenceAcc<N>(acc);
   } else {
-    using Frag = sm90::Frag;  // parts of 2 steps (the default consumer pipe)
-    constexpr int kParts = sm90::kParts;
-    constexpr int kPs = sm90::kPartSteps;
+    constexpr int kParts = kP;
+    constexpr int kPs = 8 / kP;
+    using Frag = sm90::FragOf<kPs>;
     uint32_t a[1][2][4];
     uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
     Frag frag[2];
@@ -125,20 +208,46 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
   micro::KeepLiveAndReport(acc, sink + blockIdx.x * 256 + tid, cycles, t0, clock64());
 }
 
-template <int N, int kMode>
-bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgroups = 2) {
+// One mode at one width; prints a line unless `percent` is given (then it gets the share of the
+// 4096 FLOP/clk/SM peak).
+template <int N, int kMode, int kP = sm90::kParts>
+bool Run(int sms, int k_blocks, float* sink, long long* cycles_dev, int warpgroups = 2,
+         double* percent = nullptr) {
   float best_ms = 0.f;
   long long cycles = 0;
-  if (!micro::BestOfLaunches(Ceiling<N, kMode>, sms, 128 * warpgroups, kSmemBytes, 5, cycles_dev,
-                             &best_ms, &cycles, k_blocks, sink, cycles_dev)) {
+  if (!micro::BestOfLaunches(Ceiling<N, kMode, kP>, sms, 128 * warpgroups, kSmemBytes, 5,
+                             cycles_dev, &best_ms, &cycles, k_blocks, sink, cycles_dev)) {
     return false;
   }
   const double flop_per_sm = warpgroups * 8.0 * k_blocks * 2.0 * 64 * N * 16;
   const double tflops = flop_per_sm * sms / (best_ms * 1e-3) / 1e12;
+  if (percent != nullptr) {
+    *percent = 100.0 * flop_per_sm / cycles / 4096;
+    return true;
+  }
   std::printf("N=%3d %-13s %d WG %8.3f ms %7.1f TFLOP/s %6.0f FLOP/clk/SM (%4.1f%% of 4096)\n", N,
               kModeNames[kMode], warpgroups, best_ms, tflops, flop_per_sm / cycles,
               100.0 * flop_per_sm / cycles / 4096);
   return true;
+}
+
+// `ceiling table`: one line per width, the loop forms the kernel could choose per width (share of
+// the tensor peak, 2 warpgroups): 4 / 2 / 1 parts with the drain, 4 / 2 parts streamed, whole
+// k-blocks in turns with two fragment buffers.
+template <int N>
+bool TableRow(int sms, int k_blocks, float* sink, long long* cycles) {
+  double v[6] = {};
+  const bool ok = Run<N, kPartsDrain, 4>(sms, k_blocks, sink, cycles, 2, &v[0]) &&
+                  Run<N, kPartsDrain, 2>(sms, k_blocks, sink, cycles, 2, &v[1]) &&
+                  Run<N, kWholeDrain>(sms, k_blocks, sink, cycles, 2, &v[2]) &&
+                  Run<N, kPartsStream, 4>(sms, k_blocks, sink, cycles, 2, &v[3]) &&
+                  Run<N, kPartsStream, 2>(sms, k_blocks, sink, cycles, 2, &v[4]) &&
+                  Run<N, kWholePing2>(sms, k_blocks, sink, cycles, 2, &v[5]);
+  if (ok) {
+    std::printf("%5d %8.1f %8.1f %8.1f %9.1f %9.1f %8.1f\n", N, v[0], v[1], v[2], v[3], v[4],
+                v[5]);
+  }
+  return ok;
 }
 
 template <int N>
@@ -148,12 +257,15 @@ bool RunAll(int sms, int k_blocks, float* sink, long long* cycles) {
          Run<N, kPartsDrain>(sms, k_blocks, sink, cycles) &&
          Run<N, kPartsStream>(sms, k_blocks, sink, cycles) &&
          Run<N, kRawDrain>(sms, k_blocks, sink, cycles) &&
+         Run<N, kWholeDrain>(sms, k_blocks, sink, cycles) &&
+         Run<N, kWholePing>(sms, k_blocks, sink, cycles) &&
+         Run<N, kWholePing2>(sms, k_blocks, sink, cycles) &&
          Run<N, kPartsDrain>(sms, k_blocks, sink, cycles, /*warpgroups=*/1) &&
          Run<N, kConstStream>(sms, k_blocks, sink, cycles, /*warpgroups=*/1);
 }
 
 // false on any failure (no device included): main exits 1.
-bool Main() {
+bool Main(bool table) {
   cudaDeviceProp prop;
   if (!micro::DeviceInfo(&prop)) return false;
   float* sink = nullptr;
@@ -161,7 +273,25 @@ bool Main() {
   MICRO_CHECK(cudaMalloc(&sink, sizeof(float) * 256 * prop.multiProcessorCount));
   MICRO_CHECK(cudaMalloc(&cycles, sizeof(long long)));
   const int k_blocks = 2048;
+  if (table) {
+    std::printf("width p4_drain p2_drain p1_drain p4_stream p2_stream    ping2  (%% of peak)\n");
+    const int sms = prop.multiProcessorCount;
+    const bool ok =
+        TableRow<32>(sms, k_blocks, sink, cycles) && TableRow<48>(sms, k_blocks, sink, cycles) &&
+        TableRow<64>(sms, k_blocks, sink, cycles) && TableRow<80>(sms, k_blocks, sink, cycles) &&
+        TableRow<96>(sms, k_blocks, sink, cycles) && TableRow<112>(sms, k_blocks, sink, cycles) &&
+        TableRow<128>(sms, k_blocks, sink, cycles) &&
+        TableRow<144>(sms, k_blocks, sink, cycles) &&
+        TableRow<160>(sms, k_blocks, sink, cycles) &&
+        TableRow<176>(sms, k_blocks, sink, cycles) &&
+        TableRow<192>(sms, k_blocks, sink, cycles) &&
+        TableRow<224>(sms, k_blocks, sink, cycles) && TableRow<256>(sms, k_blocks, sink, cycles);
+    MICRO_CHECK(cudaFree(sink));
+    MICRO_CHECK(cudaFree(cycles));
+    return ok;
+  }
   const bool ok = RunAll<64>(prop.multiProcessorCount, k_blocks, sink, cycles) &&
+                  RunAll<96>(prop.multiProcessorCount, k_blocks, sink, cycles) &&
                   RunAll<128>(prop.multiProcessorCount, k_blocks, sink, cycles) &&
                   RunAll<256>(prop.multiProcessorCount, k_blocks, sink, cycles);
   MICRO_CHECK(cudaFree(sink));
@@ -169,4 +299,6 @@ bool Main() {
   return ok;
 }
 
-int main() { return Main() ? 0 : 1; }
+int main(int argc, char** argv) {
+  return Main(argc > 1 && std::string(argv[1]) == "table") ? 0 : 1;
+}
