@@ -31,6 +31,8 @@
 #include "gemm/problem.h"
 #if ENCORE_SM90_EXP_STAMPS
 #include "benchmarks/internal/stamp_timeline.h"
+#endif
+#if ENCORE_SM90_EXP_STAMPS || ENCORE_SM90_EXP_WAITS
 #include "gemm/sm90_nvfp4_grouped_gemm.h"
 #endif
 
@@ -407,6 +409,10 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
     }
     for (auto& p : plans) KeepOnly(part, p.get());
   }
+#if ENCORE_SM90_EXP_WAITS
+  uint64_t waits[sm90::kWaitCounters] = {};
+  Check(sm90::ReadWaitCounters(waits), "wait counters reset");
+#endif
   for (auto _ : state) {
     Check(cudaMemsetAsync(flush.get(), 0, flush.size(), stream->get()), "L2 flush");
     Check(cudaEventRecord(start->get(), stream->get()), "record");
@@ -425,6 +431,22 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
   state.counters["persistent"] = plans[0]->kind == KernelKind::kPersistent;
   state.counters["stream_k"] = plans[0]->kind == KernelKind::kStreamK;
   state.counters["prepass"] = had_pre;
+#if ENCORE_SM90_EXP_WAITS
+  // The consumers' cycles (_exp_waits): waits, drain and epilogue as shares of the summed loops
+  // plus epilogues; loop cycles per k-block (both summed over every consumer warp alike).
+  Check(sm90::ReadWaitCounters(waits), "wait counters");
+  using W = sm90::WaitCounter;
+  const auto at = [&waits](W w) { return static_cast<double>(waits[static_cast<int>(w)]); };
+  const double busy = at(W::kLoop) + at(W::kEpilogue);
+  if (busy > 0 && at(W::kKBlocks) > 0) {
+    state.counters["w_raw"] = at(W::kRawWait) / busy;
+    state.counters["w_tok"] = at(W::kTokWait) / busy;
+    state.counters["w_drain"] = at(W::kDrain) / busy;
+    state.counters["w_epi"] = at(W::kEpilogue) / busy;
+    state.counters["w_idle"] = (at(W::kCta) - busy) / at(W::kCta);
+    state.counters["clk_kb"] = at(W::kLoop) / at(W::kKBlocks);
+  }
+#endif
 #if ENCORE_SM90_EXP_STAMPS
   static std::set<std::string> printed;  // once per benchmark, not per repetition
   if (printed.insert(name).second) PrintTimeline(name, gemm, plans, stream->get(), pdl);

@@ -29,6 +29,9 @@ SM90_EXPERIMENTS = [
     ("_exp_notok", ["-DENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT=1"]),
     ("_exp_nowgt", ["-DENCORE_SM90_EXP_SKIP_WEIGHT_DEQUANT=1"]),
     ("_exp_stamps", ["-DENCORE_SM90_EXP_STAMPS=1"]),
+    # Cycle counters of the consumers' waits, drain, loop and epilogue (stamp_log.h WaitCounter;
+    # the benchmark prints them as shares of the loop: `wait_*` counters).
+    ("_exp_waits", ["-DENCORE_SM90_EXP_WAITS=1"]),
     ("_pgrid", [
         "-DENCORE_SM90_PREPASS_THREADS=1024",
         "-DENCORE_SM90_PREPASS_GRID_STRIDE=1",
@@ -84,6 +87,12 @@ SM90_EXPERIMENTS = [
     # 0.6-1% slower (the 32-case width switch), shape 0 +1.0%; GPU MODE geomean equal. Not adopted.
     # Run 207: a MoE layer of 64 experts with 48-84 tokens each (5.8% fewer padded columns) -0.7%.
     ("_n8", ["-DENCORE_SM90_M_GRANULE=8"]),
+    # 8 or 9 raw (weight) stages in the pre-pass kernels instead of 6 (run 228).
+    ("_raw8", ["-DENCORE_SM90_PREPASS_RAW_STAGES=8"]),
+    ("_raw9", ["-DENCORE_SM90_PREPASS_RAW_STAGES=9"]),
+    # Widths <= 128 in 2 parts a stage in every kernel (the persistent and stream-K kernels keep 4
+    # above 128): run 226's micro table; run 229.
+    ("_pw2", ["-DENCORE_SM90_NARROW_PARTS=2"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or
@@ -100,6 +109,7 @@ SM90_HEADER_SUFFIXES = [
     "_rows128",
     "_r128sstream",
     "_exp_stamps",
+    "_exp_waits",
     "_pgrid",
     "_wg3",
     "_wg4",
@@ -107,6 +117,8 @@ SM90_HEADER_SUFFIXES = [
     "_shuffle",
     "_earlytrig",  # (sm90::kEarlyPrepassBuilt: no early pre-passes)
     "_n8",
+    "_raw8",
+    "_raw9",
 ]
 SM90_HEADER_COPTS = {s: f for s, f in SM90_MANUAL_BUILDS if s in SM90_HEADER_SUFFIXES}
 SM90_MANUAL_SUFFIXES = [s for s, _ in SM90_MANUAL_BUILDS]

@@ -47,6 +47,11 @@ cudaError_t ConfigureKernels(int prepass_smem_bytes = 0, int bound_prepass_smem_
 // device-resident log (nullptr: stop stamping).
 cudaError_t SetStampLog(StampLog* device_log);
 #endif
+#if ENCORE_SM90_EXP_WAITS
+// Measurement only (the manual build _exp_waits): the consumers' cycle counters (stamp_log.h
+// WaitCounter) summed over both kernel translation units since the last read, then reset.
+cudaError_t ReadWaitCounters(uint64_t (&counters)[kWaitCounters]);
+#endif
 
 namespace internal {
 // One table per token source, each defined in the .cu that instantiates those kernels.
@@ -55,6 +60,9 @@ const void* PrepassKernelFunction(KernelKind kind, int group_capacity, bool fuse
                                   bool bound);
 #if ENCORE_SM90_EXP_STAMPS
 cudaError_t SetPrepassUnitStampLog(StampLog* device_log);
+#endif
+#if ENCORE_SM90_EXP_WAITS
+cudaError_t ReadPrepassUnitWaitCounters(uint64_t (&counters)[kWaitCounters]);
 #endif
 }  // namespace internal
 

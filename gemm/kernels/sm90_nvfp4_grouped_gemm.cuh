@@ -114,6 +114,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
 
   if (tid == 0) {
     StampCtaBegin(StampEvent::kGemmEntry);
+    WaitCountersInit();
     // Arrivals: raw stages are released by every consumer (and the dequant warps in kernel);
     // with the pre-pass the token stages are filled by TMA (one expect_tx arrival).
     for (int s = 0; s < P::kRawStages; ++s) {
@@ -259,6 +260,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     }
   } else {
     RegAlloc<kConsumerRegs>();
+    const long long t_cta = WaitClock();
     const int cw = warp / 4 - 1;
     const int ct = tid - 128 * (cw + 1);
     float acc[TileShape::kAccFloats];
@@ -274,11 +276,15 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       // kBound: the output pointer loaded before the loop (its latency hidden behind it).
       [[maybe_unused]] uint16_t* bound_c = nullptr;
       if constexpr (kBound) bound_c = LdPointerCg(&p.bound[p.info[tc.slot].orig].c);
+      const long long t_loop = WaitClock();
       ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4, !kStreamed>(
           p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+      WaitAdd(WaitCounter::kLoop, t_loop);
+      const long long t_epi = WaitClock();
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);
       if (kSchedule == Schedule::kStreamK && w.split() &&
           !StreamKReduce(p, sched, w, tc.nw, sm.SkArrivals(), 128 * cw + ct, acc)) {
+        WaitAdd(WaitCounter::kEpilogue, t_epi);
         return;
       }
       const CUtensorMap* out_map = nullptr;
@@ -294,8 +300,11 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
         EpilogueTile<kSrc, kSchedule == Schedule::kSimple>(p.info[tc.slot], out_map, tc, sm, cw,
                                                            ct, epi_buf, acc);
       }
+      WaitAdd(WaitCounter::kEpilogue, t_epi);
       if (tid == 128) StampCta(StampEvent::kTileEnd);
     });
+    WaitAdd(WaitCounter::kCta, t_cta);
+    WaitCountersFlush(128 * cw + ct, kStreamKBarrier, kConsumerThreads);
     // The staging must outlive the stores' reads (their writes need no wait: run 127 waited for
     // them, CUTLASS's epilogue does not).
     if (tma_store && ct == 0) BulkWaitGroupRead<0>();

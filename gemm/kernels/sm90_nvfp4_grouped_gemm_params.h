@@ -33,6 +33,12 @@
 #define ENCORE_SM90_CONSUMER_WGS 2
 #endif
 
+#ifndef ENCORE_SM90_PREPASS_RAW_STAGES
+// Raw (weight) stages of the pre-pass kernels; 0: the default (6, or 4 with 4 consumer
+// warpgroups). Manual builds _raw8 / _raw9 (session 34, run 228: the weight-stage wait is ~6-14%
+// of the consumers' loop time, run 227's _exp_waits).
+#define ENCORE_SM90_PREPASS_RAW_STAGES 0
+#endif
 #ifndef ENCORE_SM90_MAX_TOKEN_ROWS
 // Token rows a tile covers at most (wgmma n <= this). With the pre-pass, the narrow build's fp16
 // token ring holds 2 x 256 / rows stages of the same 128 KB (256: 2 stages, 128: 4).
@@ -227,7 +233,11 @@ struct Pipeline {
   // NOTES: with the pre-pass a raw stage is 9 KB (18 KB wide), so the weight stream (from HBM,
   // the long latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was
   // just written) and are fed by their own producer warp, so neither stream waits for the other.
-  static constexpr int kRawStages = kPrepass ? (TileShape::kConsumerWgs == 4 ? 4 : 6) : 3;
+  static constexpr int kRawStages =
+      !kPrepass                           ? 3
+      : ENCORE_SM90_PREPASS_RAW_STAGES > 0 ? ENCORE_SM90_PREPASS_RAW_STAGES
+      : TileShape::kConsumerWgs == 4      ? 4
+                                          : 6;
   static constexpr int kTokStages =
       ENCORE_SM90_WIDE_N ? (kPrepass ? 3 : 4) : (kPrepass ? 512 / TileShape::kMaxBlockM : 2);
   static constexpr int kRawStageBytes =

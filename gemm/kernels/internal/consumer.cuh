@@ -12,6 +12,7 @@
 #include "gemm/kernels/internal/dequant.cuh"
 #include "gemm/kernels/internal/ptx.cuh"
 #include "gemm/kernels/internal/smem_layout.cuh"
+#include "gemm/kernels/internal/stamps.cuh"
 #include "gemm/kernels/internal/switches.cuh"
 #include "gemm/kernels/internal/tile_scheduler.cuh"
 #include "gemm/kernels/internal/wgmma_rs.cuh"
@@ -134,7 +135,9 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, u
                                             uint32_t (&a)[TileShape::kStrips][2][4],
                                             uint32_t (&sl)[TileShape::kStrips][2][2]) {
   constexpr int S = TileShape::kStrips;
+  const long long t_wait = WaitClock();
   MbarWait(sm.RawFull(s), phase);
+  WaitAdd(WaitCounter::kRawWait, t_wait);
   const uint32_t rw = sm.RawWeights(s), sf = sm.SfWeights(s);
   uint32_t sc[S][2];
 #pragma unroll
@@ -162,6 +165,13 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, u
       sl[j][h][1] = BroadcastHi(hh);
     }
   }
+}
+
+// The wait for a token stage's tok_full barrier (the _exp_waits build times it).
+__device__ __forceinline__ void TokWait(uint32_t tok_full, uint32_t phase) {
+  const long long t_wait = WaitClock();
+  MbarWait(tok_full, phase);
+  WaitAdd(WaitCounter::kTokWait, t_wait);
 }
 
 // Accumulators a width-kN wgmma writes per thread (strip j at acc[64 j..]).
@@ -231,7 +241,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
                 kb0 == half_kb && c >= 2, a, sl);
     BuildSteps<kSteps>(frag[0], a, sl, 0);
-    MbarWait(sm.TokFull(it % kStages), (it / kStages) & 1);
+    TokWait(sm.TokFull(it % kStages), (it / kStages) & 1);
     for (int kb = kb0; kb < kb1; ++kb, ++it) {
       const int ts = it % kStages;
       const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (kStageBytes >> 4);
@@ -248,7 +258,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
                     kb + 1 == half_kb && c >= 2, a, sl);
         WgmmaWait<1>();  // this k-block's part 0 is done: frag[0] is free
         BuildSteps<kSteps>(frag[0], a, sl, 0);
-        MbarWait(sm.TokFull(nx % kStages), (nx / kStages) & 1);
+        TokWait(sm.TokFull(nx % kStages), (nx / kStages) & 1);
       }
     }
     WgmmaWait<0>();
@@ -268,7 +278,7 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     // buffer, built with two parts in flight, was 1-3% slower.)
     FragOf<kSteps> frag[2];
     BuildSteps<kSteps>(frag[0], a, sl, 0);
-    MbarWait(sm.TokFull(ts), (it / kStages) & 1);
+    TokWait(sm.TokFull(ts), (it / kStages) & 1);
 #pragma unroll
     for (int part = 0; part < kNumParts; ++part) {
       IssueSteps<kN, kSteps, kAtom>(acc, frag[part & 1], stage_desc, part * kSteps);
@@ -277,14 +287,16 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
         BuildSteps<kSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kSteps);
       }
     }
+    const long long t_drain = WaitClock();
     WgmmaWait<0>();
     FenceAcc<kN>(acc);
+    WaitAdd(WaitCounter::kDrain, t_drain);
 #else
 #pragma unroll
     for (int part = 0; part < kNumParts; ++part) {
       FragOf<kSteps> frag;
       BuildSteps<kSteps>(frag, a, sl, part * kSteps);
-      if (part == 0) MbarWait(sm.TokFull(ts), (it / kStages) & 1);
+      if (part == 0) TokWait(sm.TokFull(ts), (it / kStages) & 1);
       IssueSteps<kN, kSteps, kAtom>(acc, frag, stage_desc, part * kSteps);
       WgmmaWait<0>();
       FenceAcc<kN>(acc);
@@ -292,6 +304,12 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 #endif
     MbarArrive(sm.TokEmpty(ts));
   }
+}
+
+// The parts a stage of a width-n tile runs (ENCORE_SM90_NARROW_PARTS).
+template <int kNumParts>
+constexpr int PartsForWidth(int n) {
+  return (ENCORE_SM90_NARROW_PARTS > 0 && n <= 128) ? ENCORE_SM90_NARROW_PARTS : kNumParts;
 }
 
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
@@ -328,6 +346,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
   // the extra columns are rows past the tile (the epilogue stores tc.nw columns, and the
   // accumulators' column order does not depend on the width).
   const int nw = (kRing4 && gi.tile_rows > 128 && tc.nw <= 128) ? 144 : tc.nw;
+  WaitCount(WaitCounter::kKBlocks, static_cast<unsigned long long>(kb1 - kb0));
   // One case per width (a multiple of T::kMGranule up to kMaxBlockM): 16 cases, or 32 in the _n8
   // build. (The shift rests on the granule being 8 or 16: the parameter header's #error.)
   constexpr int G = T::kMGranule;
@@ -335,7 +354,8 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
-      ConsumerLoop<G * i, kSrc, kNumParts, kStream, kRing4, kStreamAll>(              \
+      ConsumerLoop<G * i, kSrc, PartsForWidth<kNumParts>(G * i), kStream, kRing4,     \
+                   kStreamAll>(                                                        \
           gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
     break;

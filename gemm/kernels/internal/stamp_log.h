@@ -12,6 +12,9 @@
 #ifndef ENCORE_SM90_EXP_STAMPS
 #define ENCORE_SM90_EXP_STAMPS 0
 #endif
+#ifndef ENCORE_SM90_EXP_WAITS
+#define ENCORE_SM90_EXP_WAITS 0
+#endif
 
 namespace encore::gemm::sm90 {
 
@@ -48,6 +51,21 @@ struct StampLog {
   uint32_t capacity;
   StampRecord* records;
 };
+
+// The measurement build _exp_waits (ENCORE_SM90_EXP_WAITS=1): clock64 cycles the GEMM's consumer
+// warps spend in each part of their work, summed over every consumer warp of every CTA
+// (stamps.cuh WaitAdd); read back and reset with ReadWaitCounters.
+enum class WaitCounter : int {
+  kRawWait = 0,   // mbarrier wait for the weight stage (LoadWeights)
+  kTokWait = 1,   // mbarrier wait for the fp16 token stage
+  kDrain = 2,     // the k-block's final wgmma.wait_group 0
+  kLoop = 3,      // ConsumerTile: the tile's (or piece's) whole k loop
+  kEpilogue = 4,  // after the loop to the tile's end (stream-K reduction, epilogue)
+  kCta = 5,       // the consumer role, from its register allocation to its last tile's end
+  kKBlocks = 6,   // k-blocks run (a count, not cycles)
+  kNum = 7,
+};
+inline constexpr int kWaitCounters = static_cast<int>(WaitCounter::kNum);
 
 }  // namespace encore::gemm::sm90
 

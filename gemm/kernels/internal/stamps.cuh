@@ -1,4 +1,5 @@
-// Measurement only (the manual build _exp_stamps, ENCORE_SM90_EXP_STAMPS=1): kernel events
+// Measurement only (the manual builds _exp_stamps, ENCORE_SM90_EXP_STAMPS=1, and _exp_waits,
+// ENCORE_SM90_EXP_WAITS=1, at the end): kernel events
 // stamped with %globaltimer and appended to a device log, so a batch of calls can be laid out on
 // one time line (when each CTA entered, stopped waiting for the previous grid, started and ended
 // its main loop and epilogue, triggered its dependents). Compiles to nothing otherwise.
@@ -89,6 +90,51 @@ template <int kN>
 __device__ __forceinline__ void StampDeferred(const StampEvent (&)[kN]) {}
 __device__ __forceinline__ void StampCtaBegin(StampEvent) {}
 __device__ __forceinline__ void StampCta(StampEvent, uint32_t = kNoTile, int = 0, int = 0) {}
+#endif
+
+// The _exp_waits build's cycle counters (stamp_log.h WaitCounter): each consumer warp adds each
+// interval to its slot of the CTA's shared counters; after the last tile, consumer thread 0
+// flushes their sums into this translation unit's g_wait_counters. Compiles to nothing otherwise.
+#if ENCORE_SM90_EXP_WAITS
+// NOTES: run 227's first form (lane 0 of each warp adding with a shared-memory atomic, behind a
+// lane branch) ran the k loop at half speed; every lane now adds the same value to its warp's own
+// slot (no branch, no atomic: the lanes of a warp read the same clock).
+inline constexpr int kWaitWarps = 16;  // up to 512 threads (the default CTA: 384)
+static __device__ unsigned long long g_wait_counters[kWaitCounters];
+__device__ __forceinline__ unsigned long long (&CtaWaitCounters())[kWaitWarps][kWaitCounters] {
+  __shared__ unsigned long long counters[kWaitWarps][kWaitCounters];
+  return counters;
+}
+__device__ __forceinline__ long long WaitClock() { return clock64(); }
+__device__ __forceinline__ void WaitCount(WaitCounter i, unsigned long long n) {
+  CtaWaitCounters()[threadIdx.x / 32][static_cast<int>(i)] += n;
+}
+__device__ __forceinline__ void WaitAdd(WaitCounter i, long long since) {
+  WaitCount(i, static_cast<unsigned long long>(clock64() - since));
+}
+// Thread 0, before the CTA's first __syncthreads.
+__device__ __forceinline__ void WaitCountersInit() {
+  for (int w = 0; w < kWaitWarps; ++w) {
+    for (int i = 0; i < kWaitCounters; ++i) CtaWaitCounters()[w][i] = 0;
+  }
+}
+// Every consumer thread (ct: its index among the `threads` consumers), after its last tile.
+__device__ __forceinline__ void WaitCountersFlush(int ct, uint32_t barrier, uint32_t threads) {
+  NamedBarrierSync(barrier, threads);
+  if (ct == 0) {
+    for (int i = 0; i < kWaitCounters; ++i) {
+      unsigned long long sum = 0;
+      for (int w = 0; w < kWaitWarps; ++w) sum += CtaWaitCounters()[w][i];
+      atomicAdd(&g_wait_counters[i], sum);
+    }
+  }
+}
+#else
+__device__ __forceinline__ long long WaitClock() { return 0; }
+__device__ __forceinline__ void WaitCount(WaitCounter, unsigned long long) {}
+__device__ __forceinline__ void WaitAdd(WaitCounter, long long) {}
+__device__ __forceinline__ void WaitCountersInit() {}
+__device__ __forceinline__ void WaitCountersFlush(int, uint32_t, uint32_t) {}
 #endif
 
 }  // namespace encore::gemm::sm90

@@ -78,6 +78,14 @@
 // +2..3% on s2/s3; 8 parts +3..10%.
 #define ENCORE_SM90_PIPE_PARTS 4
 #endif
+#ifndef ENCORE_SM90_NARROW_PARTS
+// > 0 (manual build _pw2): tiles of widths <= 128 run this many parts a stage in every kernel
+// (the persistent and stream-K kernels' other widths keep ENCORE_SM90_PIPE_PARTS). Run 226's
+// micro table (wgmma_rs_ceiling `table`, no TMA): 2 parts reach 71 / 80 / 87 / 99% of the tensor
+// peak at widths 64 / 80 / 96 / 128 where 4 parts reach 68 / 72 / 75 / 87%, both 100% from 160.
+// 0: the kernels' parts counts only (the default).
+#define ENCORE_SM90_NARROW_PARTS 0
+#endif
 #ifndef ENCORE_SM90_SIMPLE_PIPE_PARTS
 // The simple kernel's parts per stage (ENCORE_SM90_PIPE_PARTS is the persistent and stream-K
 // kernels'): 2 since run 99 (A/B of _parts2, all kernels 2 parts, against 4 parts, 3 rounds):
