@@ -26,7 +26,9 @@ inline constexpr int kConsumerThreads = TileShape::kConsumerThreads;  // warpgro
 // fragments of both strips fit in 32 registers); strip j accumulates into acc[64j..] (wide tiles
 // have nw <= 128, i.e. <= 64 accumulators per strip).
 // The simple kernel runs ENCORE_SM90_SIMPLE_PIPE_PARTS parts (switches.cuh), the persistent and
-// stream-K kernels ENCORE_SM90_PIPE_PARTS; kParts / Frag are the latter's (the micro-benchmarks').
+// stream-K kernels ENCORE_SM90_PIPE_PARTS, except the persistent kernel's tiles of <= 128 tokens
+// (ENCORE_SM90_PERSISTENT_NARROW_PARTS: kNarrowPartsOf, PartsForWidth); kParts / Frag are
+// ENCORE_SM90_PIPE_PARTS's (the micro-benchmarks').
 template <Schedule kSchedule>
 inline constexpr int kPartsOf = !ENCORE_SM90_CONSUMER_PIPE       ? TileShape::kStrips
                                 : kSchedule == Schedule::kSimple ? ENCORE_SM90_SIMPLE_PIPE_PARTS
@@ -306,17 +308,22 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   }
 }
 
-// The parts a stage of a width-n tile runs (ENCORE_SM90_NARROW_PARTS).
-template <int kNumParts>
+// The parts a stage of a width-n tile runs: kNarrowParts (if > 0) at widths <= 128, else kNumParts.
+template <Schedule kSchedule>
+inline constexpr int kNarrowPartsOf = ENCORE_SM90_NARROW_PARTS > 0 ? ENCORE_SM90_NARROW_PARTS
+                                      : kSchedule == Schedule::kPersistent
+                                          ? ENCORE_SM90_PERSISTENT_NARROW_PARTS
+                                          : 0;
+template <int kNumParts, int kNarrowParts>
 constexpr int PartsForWidth(int n) {
-  return (ENCORE_SM90_NARROW_PARTS > 0 && n <= 128) ? ENCORE_SM90_NARROW_PARTS : kNumParts;
+  return (kNarrowParts > 0 && n <= 128) ? kNarrowParts : kNumParts;
 }
 
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
 template <TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false,
-          bool kStreamAll = true>
+          bool kStreamAll = true, int kNarrowParts = 0>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -354,9 +361,8 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
-      ConsumerLoop<G * i, kSrc, PartsForWidth<kNumParts>(G * i), kStream, kRing4,     \
-                   kStreamAll>(                                                        \
-          gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
+      ConsumerLoop<G * i, kSrc, PartsForWidth<kNumParts, kNarrowParts>(G * i), kStream, \
+                   kRing4, kStreamAll>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc);            \
     }                                                                                  \
     break;
     ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)

@@ -83,8 +83,15 @@
 // (the persistent and stream-K kernels' other widths keep ENCORE_SM90_PIPE_PARTS). Run 226's
 // micro table (wgmma_rs_ceiling `table`, no TMA): 2 parts reach 71 / 80 / 87 / 99% of the tensor
 // peak at widths 64 / 80 / 96 / 128 where 4 parts reach 68 / 72 / 75 / 87%, both 100% from 160.
-// 0: the kernels' parts counts only (the default).
+// Run 229 (_pw2): persistent plans -1.1..-2.6% (decode 8 x 64 / 96 tokens at N 7168 K 2048, a MoE
+// layer's 64 experts), GPU MODE shape 0 (stream-K) +0.3..+0.8%, shape 1 equal.
+// 0: ENCORE_SM90_PERSISTENT_NARROW_PARTS below.
 #define ENCORE_SM90_NARROW_PARTS 0
+#endif
+#ifndef ENCORE_SM90_PERSISTENT_NARROW_PARTS
+// The persistent kernel's parts a stage at widths <= 128 (0: ENCORE_SM90_PIPE_PARTS, the default
+// before session 34): 2 since run 229 (the stream-K kernel keeps 4, the simple kernel has 2).
+#define ENCORE_SM90_PERSISTENT_NARROW_PARTS 2
 #endif
 #ifndef ENCORE_SM90_SIMPLE_PIPE_PARTS
 // The simple kernel's parts per stage (ENCORE_SM90_PIPE_PARTS is the persistent and stream-K
