@@ -26,11 +26,8 @@ cudaError_t SetStampLog(StampLog* device_log) {
 
 #if ENCORE_SM90_EXP_WAITS
 cudaError_t ReadWaitCounters(uint64_t (&counters)[kWaitCounters]) {
-  unsigned long long mine[kWaitCounters] = {};
-  cudaError_t err = cudaMemcpyFromSymbol(mine, g_wait_counters, sizeof(mine));
-  if (err != cudaSuccess) return err;
-  const unsigned long long zero[kWaitCounters] = {};
-  err = cudaMemcpyToSymbol(g_wait_counters, zero, sizeof(zero));
+  uint64_t mine[kWaitCounters] = {};
+  cudaError_t err = TakeUnitWaitCounters(mine);
   if (err != cudaSuccess) return err;
   err = internal::ReadPrepassUnitWaitCounters(counters);
   for (int i = 0; i < kWaitCounters; ++i) counters[i] += mine[i];

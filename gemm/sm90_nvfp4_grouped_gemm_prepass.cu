@@ -31,13 +31,7 @@ cudaError_t SetPrepassUnitStampLog(StampLog* device_log) {
 #endif
 #if ENCORE_SM90_EXP_WAITS
 cudaError_t ReadPrepassUnitWaitCounters(uint64_t (&counters)[kWaitCounters]) {
-  unsigned long long mine[kWaitCounters] = {};
-  cudaError_t err = cudaMemcpyFromSymbol(mine, g_wait_counters, sizeof(mine));
-  if (err != cudaSuccess) return err;
-  const unsigned long long zero[kWaitCounters] = {};
-  err = cudaMemcpyToSymbol(g_wait_counters, zero, sizeof(zero));
-  for (int i = 0; i < kWaitCounters; ++i) counters[i] = mine[i];
-  return err;
+  return TakeUnitWaitCounters(counters);
 }
 #endif
 }  // namespace internal

@@ -172,14 +172,7 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
     Frag frag[2];
     for (int kb = 0; kb < k_blocks; ++kb) {
       const uint64_t desc = tok_desc + static_cast<uint64_t>(kb & 1) * (kTokStage >> 4);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint4 w = sm90::LdShared128(raw + (rbase + 8 * h) * 64 + c * 16);
-        a[0][h][0] = w.x;
-        a[0][h][1] = w.y;
-        a[0][h][2] = w.z;
-        a[0][h][3] = w.w;
-      }
+      LoadRaw(a, raw, rbase, c);
 #pragma unroll
       for (int part = 0; part < kParts; ++part) {
         if constexpr (kMode == kRawDrain) {

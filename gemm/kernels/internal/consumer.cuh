@@ -361,8 +361,9 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
-      ConsumerLoop<G * i, kSrc, PartsForWidth<kNumParts, kNarrowParts>(G * i), kStream, \
-                   kRing4, kStreamAll>(gi, sm, it, kb0, kb1, rbase, c, sfo, acc);            \
+      constexpr int kCaseParts = PartsForWidth<kNumParts, kNarrowParts>(G * i);        \
+      ConsumerLoop<G * i, kSrc, kCaseParts, kStream, kRing4, kStreamAll>(              \
+          gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
     break;
     ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)

@@ -129,6 +129,15 @@ __device__ __forceinline__ void WaitCountersFlush(int ct, uint32_t barrier, uint
     }
   }
 }
+// Host: this translation unit's counters, then zeroed (ReadWaitCounters sums both units').
+inline cudaError_t TakeUnitWaitCounters(uint64_t (&counters)[kWaitCounters]) {
+  unsigned long long mine[kWaitCounters] = {};
+  cudaError_t err = cudaMemcpyFromSymbol(mine, g_wait_counters, sizeof(mine));
+  if (err != cudaSuccess) return err;
+  for (int i = 0; i < kWaitCounters; ++i) counters[i] = mine[i];
+  const unsigned long long zero[kWaitCounters] = {};
+  return cudaMemcpyToSymbol(g_wait_counters, zero, sizeof(zero));
+}
 #else
 __device__ __forceinline__ long long WaitClock() { return 0; }
 __device__ __forceinline__ void WaitCount(WaitCounter, unsigned long long) {}
