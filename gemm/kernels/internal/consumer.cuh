@@ -309,11 +309,14 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 }
 
 // The parts a stage of a width-n tile runs: kNarrowParts (if > 0) at widths <= 128, else kNumParts.
+// Only the default tile's pipe has them (the _nopipe, _wide, _wg3 and _wg4 builds keep their own
+// parts: no fragment buffers, two strips' fragments, or fewer registers a consumer).
 template <Schedule kSchedule>
-inline constexpr int kNarrowPartsOf = ENCORE_SM90_NARROW_PARTS > 0 ? ENCORE_SM90_NARROW_PARTS
-                                      : kSchedule == Schedule::kPersistent
-                                          ? ENCORE_SM90_PERSISTENT_NARROW_PARTS
-                                          : 0;
+inline constexpr int kNarrowPartsOf =
+    (!ENCORE_SM90_CONSUMER_PIPE || TileShape::kStrips != 1 || TileShape::kConsumerWgs != 2) ? 0
+    : ENCORE_SM90_NARROW_PARTS > 0       ? ENCORE_SM90_NARROW_PARTS
+    : kSchedule == Schedule::kPersistent ? ENCORE_SM90_PERSISTENT_NARROW_PARTS
+                                         : 0;
 template <int kNumParts, int kNarrowParts>
 constexpr int PartsForWidth(int n) {
   return (kNarrowParts > 0 && n <= 128) ? kNarrowParts : kNumParts;
