@@ -99,7 +99,12 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
   const uint64_t tok_desc = sm90::SmemDescSw128(s);
   const int ct = tid & 127;
   const int lane = ct & 31, g = lane >> 2, c = lane & 3;
-  const int rbase = (tid >> 7) * 64 + (ct >> 5) * 16 + g;
+  const int w = tid >> 7;  // warpgroup
+  const int rbase = w * 64 + (ct >> 5) * 16 + g;
+  // The decoding modes' raw words of this thread's rows and unit scales (1.0 in both halves).
+  [[maybe_unused]] uint32_t a[1][2][4];
+  [[maybe_unused]] const uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u},
+                                                   {0x3C003C00u, 0x3C003C00u}}};
   float acc[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
@@ -121,9 +126,6 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
     }
     sm90::WgmmaWait<0>();
   } else if constexpr (kMode == kWholeDrain || kMode == kWholePing) {
-    const int w = tid >> 7;
-    uint32_t a[1][2][4];
-    uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
     sm90::FragOf<8> frag;
     if (kMode == kWholePing && w == 1) TurnPass(w);  // warpgroup 0 goes first
     for (int kb = 0; kb < k_blocks; ++kb) {
@@ -137,9 +139,6 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
       sm90::FenceAcc<N>(acc);
     }
   } else if constexpr (kMode == kWholePing2) {
-    const int w = tid >> 7;
-    uint32_t a[1][2][4];
-    uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
     sm90::FragOf<8> f0, f1;
     if (w == 1) TurnPass(w);
     LoadRaw(a, raw, rbase, c);
@@ -167,8 +166,6 @@ __global__ void __launch_bounds__(256, 1) Ceiling(int k_blocks, float* sink, lon
     constexpr int kParts = kP;
     constexpr int kPs = 8 / kP;
     using Frag = sm90::FragOf<kPs>;
-    uint32_t a[1][2][4];
-    uint32_t sl[1][2][2] = {{{0x3C003C00u, 0x3C003C00u}, {0x3C003C00u, 0x3C003C00u}}};
     Frag frag[2];
     for (int kb = 0; kb < k_blocks; ++kb) {
       const uint64_t desc = tok_desc + static_cast<uint64_t>(kb & 1) * (kTokStage >> 4);

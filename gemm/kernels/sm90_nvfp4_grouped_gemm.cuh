@@ -277,9 +277,8 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       [[maybe_unused]] uint16_t* bound_c = nullptr;
       if constexpr (kBound) bound_c = LdPointerCg(&p.bound[p.info[tc.slot].orig].c);
       const long long t_loop = WaitClock();
-      ConsumerTile<kSrc, kPartsOf<kSchedule>, kStream, kRing4, !kStreamed,
-                   kNarrowPartsOf<kSchedule>>(p.info[tc.slot], tc, sm, it, w.kb0, w.kb1, cw, ct,
-                                              acc);
+      ConsumerTile<kSrc, kSchedule, kStream, kRing4, !kStreamed>(p.info[tc.slot], tc, sm, it,
+                                                                  w.kb0, w.kb1, cw, ct, acc);
       WaitAdd(WaitCounter::kLoop, t_loop);
       const long long t_epi = WaitClock();
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);

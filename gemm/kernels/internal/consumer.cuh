@@ -3,7 +3,7 @@
 //
 // Example (inside the kernel, consumer warpgroup cw, thread ct):
 //   float acc[TileShape::kAccFloats];
-//   ConsumerTile<kSrc, kPartsOf<kSchedule>>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
+//   ConsumerTile<kSrc, kSchedule>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
 //   // then EpilogueTile
 #pragma once
 
@@ -27,12 +27,26 @@ inline constexpr int kConsumerThreads = TileShape::kConsumerThreads;  // warpgro
 // have nw <= 128, i.e. <= 64 accumulators per strip).
 // The simple kernel runs ENCORE_SM90_SIMPLE_PIPE_PARTS parts (switches.cuh), the persistent and
 // stream-K kernels ENCORE_SM90_PIPE_PARTS, except the persistent kernel's tiles of <= 128 tokens
-// (ENCORE_SM90_PERSISTENT_NARROW_PARTS: kNarrowPartsOf, PartsForWidth); kParts / Frag are
-// ENCORE_SM90_PIPE_PARTS's (the micro-benchmarks').
+// (ENCORE_SM90_PERSISTENT_NARROW_PARTS: PartsFor); kParts / Frag are ENCORE_SM90_PIPE_PARTS's
+// (the micro-benchmarks').
 template <Schedule kSchedule>
 inline constexpr int kPartsOf = !ENCORE_SM90_CONSUMER_PIPE       ? TileShape::kStrips
                                 : kSchedule == Schedule::kSimple ? ENCORE_SM90_SIMPLE_PIPE_PARTS
                                                                  : ENCORE_SM90_PIPE_PARTS;
+// The parts a stage of a width-n tile runs in kSchedule's kernel: kPartsOf<kSchedule>, or at
+// widths <= 128 ENCORE_SM90_NARROW_PARTS (every kernel) / ENCORE_SM90_PERSISTENT_NARROW_PARTS
+// (the persistent kernel) where set. Only the default tile's pipe has them (the _nopipe, _wide,
+// _wg3 and _wg4 builds keep their own parts: no fragment buffers, two strips' fragments, or fewer
+// registers a consumer).
+template <Schedule kSchedule>
+constexpr int PartsFor(int n) {
+  constexpr int kNarrow =
+      (!ENCORE_SM90_CONSUMER_PIPE || TileShape::kStrips != 1 || TileShape::kConsumerWgs != 2) ? 0
+      : ENCORE_SM90_NARROW_PARTS > 0       ? ENCORE_SM90_NARROW_PARTS
+      : kSchedule == Schedule::kPersistent ? ENCORE_SM90_PERSISTENT_NARROW_PARTS
+                                           : 0;
+  return (kNarrow > 0 && n <= 128) ? kNarrow : kPartsOf<kSchedule>;
+}
 inline constexpr int kParts = kPartsOf<Schedule::kPersistent>;
 static_assert(8 % kPartsOf<Schedule::kSimple> == 0 && 8 % kParts == 0,
               "parts must divide the 8 steps of a stage");
@@ -308,25 +322,11 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   }
 }
 
-// The parts a stage of a width-n tile runs: kNarrowParts (if > 0) at widths <= 128, else kNumParts.
-// Only the default tile's pipe has them (the _nopipe, _wide, _wg3 and _wg4 builds keep their own
-// parts: no fragment buffers, two strips' fragments, or fewer registers a consumer).
-template <Schedule kSchedule>
-inline constexpr int kNarrowPartsOf =
-    (!ENCORE_SM90_CONSUMER_PIPE || TileShape::kStrips != 1 || TileShape::kConsumerWgs != 2) ? 0
-    : ENCORE_SM90_NARROW_PARTS > 0       ? ENCORE_SM90_NARROW_PARTS
-    : kSchedule == Schedule::kPersistent ? ENCORE_SM90_PERSISTENT_NARROW_PARTS
-                                         : 0;
-template <int kNumParts, int kNarrowParts>
-constexpr int PartsForWidth(int n) {
-  return (kNarrowParts > 0 && n <= 128) ? kNarrowParts : kNumParts;
-}
-
 // Consumer warpgroup cw (0 .. kConsumerWgs - 1): weight rows [64S cw, 64S cw + 64S) of the tile
 // (S = kStrips strips of 64 rows; strip j's thread rows r0 = 64S cw + 64j + 16 warp + g and
 // r0 + 8).
-template <TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false,
-          bool kStreamAll = true, int kNarrowParts = 0>
+template <TokenSource kSrc, Schedule kSchedule, bool kStream = false, bool kRing4 = false,
+          bool kStreamAll = true>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
                                              const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
                                              int kb1, int cw, int ct,
@@ -364,7 +364,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
 #define ENCORE_CASE(i)                                                                 \
   case i:                                                                              \
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
-      constexpr int kCaseParts = PartsForWidth<kNumParts, kNarrowParts>(G * i);        \
+      constexpr int kCaseParts = PartsFor<kSchedule>(G * i);                           \
       ConsumerLoop<G * i, kSrc, kCaseParts, kStream, kRing4, kStreamAll>(              \
           gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
