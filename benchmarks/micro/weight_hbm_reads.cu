@@ -9,6 +9,9 @@
 //   kb2  one box {128 bytes, 128 rows} + 2 KB of scales a stage (two k-blocks), 3 stages;
 //   kb2t one 3D box {64 bytes, 128 rows, 2 k-blocks} (shared memory [k-block][row][64 bytes], the
 //        consumers' addressing of today) + 2 KB of scales, 3 stages;
+//   kb2p two boxes {64 bytes, 128 rows} (kb1's map) + 2 KB of scales a stage, 3 stages: kb2's
+//        barriers a k-block with kb1's row pieces (session 36: is kb2's gain the box or the
+//        stage?);
 //   and each with twice the stages.
 // Reported per form, K and hold: TB/s landed (all CTAs), us per k-block per CTA, and the share of
 // the consumer's time spent waiting for a full stage (the kernel's `w_raw` counter, run 227).
@@ -50,8 +53,11 @@ __device__ __forceinline__ void TmaLoad3D(uint32_t dst, const CUtensorMap* map, 
 
 // CTA b's tiles are b, b + grid, ... (neighbouring CTAs on neighbouring row blocks, as a group's
 // weight tiles spread over the CTAs of a plan), each walked over all its k-blocks.
-// kRank3: `map` is the 3D {64 bytes, rows, k-blocks} map (kb2t).
-template <int kKb, int kStages, bool kRank3>
+// How a stage's weights are loaded: one 2D box kKb k-blocks wide (kb1, kb2), one 3D box (kb2t:
+// `map` is the 3D {64 bytes, rows, k-blocks} map) or kKb 2D boxes of one k-block (kb2p).
+enum class Load { kBox, kRank3, kPieces };
+
+template <int kKb, int kStages, Load kLoad>
 __global__ void __launch_bounds__(kThreads, 1)
     StreamWeights(const __grid_constant__ CUtensorMap map, const uint8_t* sf, int kbt, int tiles,
                   int hold, unsigned long long* wait_total) {
@@ -80,8 +86,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         MbarWait(empty + 8 * s, ((it / kStages) & 1) ^ 1);
         MbarArriveExpectTx(full + 8 * s, kStage);
         const uint32_t dst = base + s * kStage;
-        if (kRank3) {
+        if (kLoad == Load::kRank3) {
           TmaLoad3D(dst, &map, full + 8 * s, 0, tile * kRows, j * kKb, policy);
+        } else if (kLoad == Load::kPieces) {
+          for (int i = 0; i < kKb; ++i) {
+            TmaLoad2D(dst + i * kKbBytes, &map, full + 8 * s, (j * kKb + i) * 64, tile * kRows,
+                      policy);
+          }
         } else {
           TmaLoad2D(dst, &map, full + 8 * s, j * kKb * 64, tile * kRows, policy);
         }
@@ -114,12 +125,12 @@ struct Form {
   int stages;
 };
 
-template <int kKb, int kStages, bool kRank3 = false>
+template <int kKb, int kStages, Load kLoad = Load::kBox>
 bool RunForm(const CUtensorMap& map, const uint8_t* sf, int kbt, int tiles, int hold, int sms,
              unsigned long long* wait_dev, int k) {
   constexpr int kStage = kKb * (kKbBytes + kSfBytes);
   const int smem = kStages * kStage + 16 * kStages;
-  auto kernel = StreamWeights<kKb, kStages, kRank3>;
+  auto kernel = StreamWeights<kKb, kStages, kLoad>;
   MICRO_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaEvent_t e0, e1;
   MICRO_CHECK(cudaEventCreate(&e0));
@@ -154,8 +165,8 @@ bool RunForm(const CUtensorMap& map, const uint8_t* sf, int kbt, int tiles, int 
   std::printf(
       "K %5d  kb%d%s stages %2d  hold %4d: %7.3f ms  landed %5.2f TB/s  %6.3f us/k-block  "
       "consumer waits %5.1f%%\n",
-      k, kKb, kRank3 ? "t" : " ", kStages, hold, ms, bytes / (ms * 1e-3) / 1e12, ms * 1e3 / kblocks,
-      100.0 * waited / elapsed_cycles);
+      k, kKb, kLoad == Load::kRank3 ? "t" : (kLoad == Load::kPieces ? "p" : " "), kStages, hold,
+      ms, bytes / (ms * 1e-3) / 1e12, ms * 1e3 / kblocks, 100.0 * waited / elapsed_cycles);
   return true;
 }
 
@@ -226,10 +237,13 @@ bool Main() {
       if (!RunForm<2, 3>(map2, sf, kbt, tiles, hold, sms, wait_dev, k)) return false;
       if (!RunForm<1, 12>(map1, sf, kbt, tiles, hold, sms, wait_dev, k)) return false;
       if (!RunForm<2, 6>(map2, sf, kbt, tiles, hold, sms, wait_dev, k)) return false;
-      if (map3_ok && !RunForm<2, 3, true>(map3, sf, kbt, tiles, hold, sms, wait_dev, k)) {
+      if (!RunForm<2, 3, Load::kPieces>(map1, sf, kbt, tiles, hold, sms, wait_dev, k)) {
         return false;
       }
-      if (map3_ok && !RunForm<2, 6, true>(map3, sf, kbt, tiles, hold, sms, wait_dev, k)) {
+      if (map3_ok && !RunForm<2, 3, Load::kRank3>(map3, sf, kbt, tiles, hold, sms, wait_dev, k)) {
+        return false;
+      }
+      if (map3_ok && !RunForm<2, 6, Load::kRank3>(map3, sf, kbt, tiles, hold, sms, wait_dev, k)) {
         return false;
       }
     }
