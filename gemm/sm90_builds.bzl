@@ -93,9 +93,6 @@ SM90_EXPERIMENTS = [
     # Widths <= 128 in 2 parts a stage in every kernel (the persistent and stream-K kernels keep 4
     # above 128): run 226's micro table; run 229.
     ("_pw2", ["-DENCORE_SM90_NARROW_PARTS=2"]),
-    # The weight producer fills two k-blocks a turn on one barrier pair with pre-pass tokens
-    # (ENCORE_SM90_WEIGHT_FILL = 2; session 36).
-    ("_wpair", ["-DENCORE_SM90_WEIGHT_FILL=2"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

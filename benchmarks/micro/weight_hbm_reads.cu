@@ -18,6 +18,9 @@
 // The question (session 34's next step 1): do the GEMM's 64-byte row pieces, 128 rows 3.5 KB apart
 // per k-block, cap what HBM delivers where 132 CTAs stream distinct weights (the steady and decode
 // families, ~2.4 TB/s at width 64), and would 128-byte pieces lift it?
+// Runs 233-234: no. Unheld, every form lands 3.7-3.9 TB/s; held, stages of two k-blocks wait less
+// a k-block whatever their boxes (kb2 = kb2p = kb2t): one handshake per two k-blocks, not the
+// row pieces. (The kernel with such fills, _wpair, was slower: run 234.)
 //
 // Example (on the device; no GPU needed to build):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o weight_hbm_reads \

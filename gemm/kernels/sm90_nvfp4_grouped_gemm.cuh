@@ -178,11 +178,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
     if (warp != 0) FusedPrepass(p, tid - 32, role == WarpRole::kConsumer);
   }
 
-  // k-block counter across tiles (pipeline stage and phase); the weight producer's counts fills
-  // (SmemLayout::kFill k-blocks each), as the consumers' `fills` does where a fill is more than
-  // one k-block.
-  uint32_t it = 0;
-  [[maybe_unused]] uint32_t fills = 0;
+  uint32_t it = 0;  // k-block counter across tiles (pipeline stage and phase)
   if (role != WarpRole::kConsumer) {
     RegDealloc<kProducerRegs>();
     if (role == WarpRole::kProducer) {
@@ -282,8 +278,7 @@ __global__ void __launch_bounds__(TileShape::kThreads, 1)
       if constexpr (kBound) bound_c = LdPointerCg(&p.bound[p.info[tc.slot].orig].c);
       const long long t_loop = WaitClock();
       ConsumerTile<kSrc, kSchedule, kStream, kRing4, !kStreamed>(p.info[tc.slot], tc, sm, it,
-                                                                  fills, w.kb0, w.kb1, cw, ct,
-                                                                  acc);
+                                                                  w.kb0, w.kb1, cw, ct, acc);
       WaitAdd(WaitCounter::kLoop, t_loop);
       const long long t_epi = WaitClock();
       if (tid == 128) StampCta(StampEvent::kTileLoopEnd);

@@ -3,7 +3,7 @@
 //
 // Example (inside the kernel, consumer warpgroup cw, thread ct):
 //   float acc[TileShape::kAccFloats];
-//   ConsumerTile<kSrc, kSchedule>(gi, tc, sm, it, fills, w.kb0, w.kb1, cw, ct, acc);
+//   ConsumerTile<kSrc, kSchedule>(gi, tc, sm, it, w.kb0, w.kb1, cw, ct, acc);
 //   // then EpilogueTile
 #pragma once
 
@@ -141,24 +141,20 @@ __device__ __forceinline__ void BuildSteps(FragOf<kSteps>& frag,
   }
 }
 
-// One k-block's weight rows and scales: raw stage pos.stage -> registers (a = packed rows r0,
-// r0 + 8 per strip; sl = broadcast scales, zeroed for the upper 64 k of a half block), waiting
-// for its fill first and releasing the fill after where pos says so (every k-block with one
-// k-block a fill).
+// One k-block's weight rows and scales: raw stage s -> registers (a = packed rows r0, r0 + 8 per
+// strip; sl = broadcast scales, zeroed for the upper 64 k of a half block), then the stage is
+// released.
 template <TokenSource kSrc>
-__device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm,
-                                            const typename SmemLayout<kSrc>::RawPos& pos,
+__device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, uint32_t phase,
                                             int rbase, int c,
                                             const int (&sfo)[TileShape::kStrips][2], bool zero_hi,
                                             uint32_t (&a)[TileShape::kStrips][2][4],
                                             uint32_t (&sl)[TileShape::kStrips][2][2]) {
   constexpr int S = TileShape::kStrips;
-  if (pos.wait) {
-    const long long t_wait = WaitClock();
-    MbarWait(sm.RawFull(pos.bar), pos.phase);
-    WaitAdd(WaitCounter::kRawWait, t_wait);
-  }
-  const uint32_t rw = sm.RawWeights(pos.stage), sf = sm.SfWeights(pos.stage);
+  const long long t_wait = WaitClock();
+  MbarWait(sm.RawFull(s), phase);
+  WaitAdd(WaitCounter::kRawWait, t_wait);
+  const uint32_t rw = sm.RawWeights(s), sf = sm.SfWeights(s);
   uint32_t sc[S][2];
 #pragma unroll
   for (int j = 0; j < S; ++j) {
@@ -172,7 +168,7 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm,
       sc[j][h] = LdSharedU16(sf + sfo[j][h]);
     }
   }
-  if (pos.release) MbarArrive(sm.RawEmpty(pos.bar));
+  MbarArrive(sm.RawEmpty(s));
 #pragma unroll
   for (int j = 0; j < S; ++j) {
 #pragma unroll
@@ -225,12 +221,11 @@ __device__ __forceinline__ void IssueSteps(float (&acc)[TileShape::kAccFloats],
 template <int kN, TokenSource kSrc, int kNumParts, bool kStream = false, bool kRing4 = false,
           bool kStreamAll = true>
 __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayout<kSrc>& sm,
-                                             uint32_t& it, uint32_t fills, int kb0, int kb1,
-                                             int rbase, int c,
+                                             uint32_t& it, int kb0, int kb1, int rbase, int c,
                                              const int (&sfo)[TileShape::kStrips][2],
                                              float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
-  using L = SmemLayout<kSrc>;
+  using P = Pipeline<kSrc>;
   constexpr int S = T::kStrips;
   constexpr int kSteps = 8 / kNumParts;
   constexpr bool kNarrowRing = kRing4 && kN <= 128;
@@ -241,12 +236,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   static_assert(!kRing4 || SmemLayout<kSrc>::kSplittable,
                 "the split ring halves 2 stages of 256-row atoms");
   const uint64_t tok_desc = SmemDescSw128(sm.Tok(0));
-  // k-block kb's place in the raw ring (`itv`: its k-block counter): with one k-block a fill the
-  // k-block counter is the fill counter; otherwise the item's fills start at `fills`.
-  const auto raw_pos = [&](uint32_t itv, int kb) {
-    return L::kFill == 1 ? L::RawPosOf(itv, 0, false)
-                         : L::RawPosOf(fills, kb - kb0, kb + 1 == kb1);
-  };
   // TileShape::HalfBlock(gi.k, kb) hoisted out of the loop: true only for kb == half_kb.
   const int half_kb = (gi.k % T::kBlockK != 0) ? gi.k / T::kBlockK : -1;
   uint32_t a[S][2][4];  // [strip][row r0 / r0 + 8][word]
@@ -265,7 +254,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     static_assert(kNumParts == 2, "the stream runs 2 parts a stage");
     if (kb0 >= kb1) return;
     FragOf<kSteps> frag[2];
-    LoadWeights(sm, raw_pos(it, kb0), rbase, c, sfo, kb0 == half_kb && c >= 2, a, sl);
+    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
+                kb0 == half_kb && c >= 2, a, sl);
     BuildSteps<kSteps>(frag[0], a, sl, 0);
     TokWait(sm.TokFull(it % kStages), (it / kStages) & 1);
     for (int kb = kb0; kb < kb1; ++kb, ++it) {
@@ -280,8 +270,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
       IssueSteps<kN, kSteps, kAtom>(acc, frag[1], stage_desc, kSteps);
       if (kb + 1 < kb1) {
         const uint32_t nx = it + 1;
-        LoadWeights(sm, raw_pos(nx, kb + 1), rbase, c, sfo, kb + 1 == half_kb && c >= 2, a,
-                    sl);
+        LoadWeights(sm, nx % P::kRawStages, (nx / P::kRawStages) & 1, rbase, c, sfo,
+                    kb + 1 == half_kb && c >= 2, a, sl);
         WgmmaWait<1>();  // this k-block's part 0 is done: frag[0] is free
         BuildSteps<kSteps>(frag[0], a, sl, 0);
         TokWait(sm.TokFull(nx % kStages), (nx / kStages) & 1);
@@ -296,7 +286,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % kStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (kStageBytes >> 4);
-    LoadWeights(sm, raw_pos(it, kb), rbase, c, sfo, kb == half_kb && c >= 2, a, sl);
+    LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
+                kb == half_kb && c >= 2, a, sl);
 #if ENCORE_SM90_CONSUMER_PIPE
     // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
     // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed. (Run 34: a third
@@ -337,8 +328,8 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
 template <TokenSource kSrc, Schedule kSchedule, bool kStream = false, bool kRing4 = false,
           bool kStreamAll = true>
 __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoord& tc,
-                                             const SmemLayout<kSrc>& sm, uint32_t& it,
-                                             uint32_t& fills, int kb0, int kb1, int cw, int ct,
+                                             const SmemLayout<kSrc>& sm, uint32_t& it, int kb0,
+                                             int kb1, int cw, int ct,
                                              float (&acc)[TileShape::kAccFloats]) {
   using T = TileShape;
   constexpr int S = T::kStrips;
@@ -375,7 +366,7 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
     if constexpr (G * i <= T::kMaxBlockM) {                                            \
       constexpr int kCaseParts = PartsFor<kSchedule>(G * i);                           \
       ConsumerLoop<G * i, kSrc, kCaseParts, kStream, kRing4, kStreamAll>(              \
-          gi, sm, it, fills, kb0, kb1, rbase, c, sfo, acc);                            \
+          gi, sm, it, kb0, kb1, rbase, c, sfo, acc);                                   \
     }                                                                                  \
     break;
     ENCORE_CASE(1) ENCORE_CASE(2) ENCORE_CASE(3) ENCORE_CASE(4) ENCORE_CASE(5) ENCORE_CASE(6)
@@ -389,7 +380,6 @@ __device__ __forceinline__ void ConsumerTile(const GroupInfo& gi, const TileCoor
       break;
   }
   static_assert(T::kMaxBlockM / G <= 32, "the width switch has 32 cases");
-  if constexpr (SmemLayout<kSrc>::kFill > 1) fills += SmemLayout<kSrc>::FillsOf(kb1 - kb0);
 }
 
 }  // namespace encore::gemm::sm90

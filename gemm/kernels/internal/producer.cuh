@@ -36,40 +36,29 @@ __device__ __forceinline__ void ProducerTile(const CUtensorMap* map_a, const CUt
   const int wblk0 = tc.n0 / 128;
   const int wblk = T::kBlockN % 128 == 0 ? min(T::kBlockN / 128, (gi.n - tc.n0 + 127) / 128)
                                          : (min(tc.n0 + T::kBlockN, gi.n) - 1) / 128 - wblk0 + 1;
-  using L = SmemLayout<kSrc>;
-  // One fill (L::kFill k-blocks, fewer at the item's end) a turn: `it` counts fills.
-  for (int kb = kb0; kb < kb1; kb += L::kFill, ++it) {
-    const int q = static_cast<int>(it % L::kRawFills);
-    MbarWait(sm.RawEmpty(q), ((it / L::kRawFills) & 1) ^ 1);
-    const int n = L::kFill == 1 ? 1 : min(L::kFill, kb1 - kb);
-    // A k-block's bytes: its weights and scale blocks (and in kernel its tokens and theirs).
-    const auto kb_bytes = [&](uint32_t sf_bytes) {
-      return P::kPrepass ? T::kRawWeightBytes + sf_bytes * wblk
-                         : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk);
-    };
-    const uint32_t sf_first = T::HalfBlock(gi.k, kb) ? 512 : 1024;
-    uint32_t more = 0;  // the fill's other k-blocks
-    for (int i = 1; i < n; ++i) more += kb_bytes(T::HalfBlock(gi.k, kb + i) ? 512 : 1024);
-    MbarArriveExpectTx(sm.RawFull(q), kb_bytes(sf_first) + more);
-    for (int i = 0; i < n; ++i) {
-      const int s = L::kFill * q + i, k = kb + i;
-      const uint32_t sf_bytes = i == 0 ? sf_first : (T::HalfBlock(gi.k, k) ? 512 : 1024);
-      TmaLoad2D(sm.RawWeights(s), map_b, sm.RawFull(q), k * 64, tc.n0, pol_first);
-      if (!P::kPrepass) {
-        TmaLoad2D(sm.RawTokens(s), map_a, sm.RawFull(q), k * 64, tc.m0, pol_last);
-      }
-      // Weight scale blocks past N (wide tiles, N an odd multiple of 128; 192-row tiles) are not
-      // loaded: their rows' outputs are masked in the epilogue.
-      for (int b = 0; b < wblk; ++b) {
-        BulkLoad(sm.SfWeights(s) + b * 1024,
-                 gi.sfb + (static_cast<size_t>(wblk0 + b) * k64 + 2 * k) * 512, sf_bytes,
-                 sm.RawFull(q), pol_first);
-      }
-      for (int b = 0; b < (P::kPrepass ? 0 : nblk); ++b) {
-        BulkLoad(sm.SfTokens(s) + b * 1024,
-                 gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * k) * 512, sf_bytes,
-                 sm.RawFull(q), pol_last);
-      }
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {
+    const int s = it % P::kRawStages;
+    MbarWait(sm.RawEmpty(s), ((it / P::kRawStages) & 1) ^ 1);
+    const uint32_t sf_bytes = T::HalfBlock(gi.k, kb) ? 512 : 1024;
+    MbarArriveExpectTx(sm.RawFull(s),
+                       P::kPrepass
+                           ? T::kRawWeightBytes + sf_bytes * wblk
+                           : T::kRawWeightBytes + T::kRawTokenBytes + sf_bytes * (wblk + nblk));
+    TmaLoad2D(sm.RawWeights(s), map_b, sm.RawFull(s), kb * 64, tc.n0, pol_first);
+    if (!P::kPrepass) {
+      TmaLoad2D(sm.RawTokens(s), map_a, sm.RawFull(s), kb * 64, tc.m0, pol_last);
+    }
+    // Weight scale blocks past N (wide tiles, N an odd multiple of 128; 192-row tiles) are not
+    // loaded: their rows' outputs are masked in the epilogue.
+    for (int b = 0; b < wblk; ++b) {
+      BulkLoad(sm.SfWeights(s) + b * 1024,
+               gi.sfb + (static_cast<size_t>(wblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
+               sm.RawFull(s), pol_first);
+    }
+    for (int b = 0; b < (P::kPrepass ? 0 : nblk); ++b) {
+      BulkLoad(sm.SfTokens(s) + b * 1024,
+               gi.sfa + (static_cast<size_t>(mblk0 + b) * k64 + 2 * kb) * 512, sf_bytes,
+               sm.RawFull(s), pol_last);
     }
   }
 }

@@ -49,33 +49,6 @@ struct SmemLayout {
   static constexpr uint32_t kSkArrivals = kTokEmpty + 8 * kTokBarriers;
   static_assert(kSkArrivals + 8 - kRawFull <= T::kBarrierBytes, "barrier area too small");
 
-  // The raw ring's fills (ENCORE_SM90_WEIGHT_FILL): kFill consecutive stages on one barrier pair,
-  // kRawFills of them (barriers 0 .. kRawFills - 1).
-  static constexpr int kFill = P::kPrepass ? ENCORE_SM90_WEIGHT_FILL : 1;
-  static constexpr int kRawFills = P::kRawStages / kFill;
-  static_assert(P::kRawStages % kFill == 0, "whole fills");
-  // Where the r-th k-block (from 0) of a work item lies in the raw ring, the item's fills
-  // starting at fill counter `f0` (with one k-block a fill, f0 + r is the consumers' k-block
-  // counter `it`): its stage, its barriers' index and phase, and whether this k-block waits for
-  // the fill (its first) and releases it (its last, or the item's last k-block).
-  struct RawPos {
-    int stage;
-    int bar;
-    uint32_t phase;
-    bool wait;
-    bool release;
-  };
-  __device__ static RawPos RawPosOf(uint32_t f0, int r, bool item_last) {
-    const uint32_t f = f0 + static_cast<uint32_t>(r / kFill);
-    const int i = r % kFill;
-    const int q = static_cast<int>(f % kRawFills);
-    return {kFill * q + i, q, (f / kRawFills) & 1, i == 0, i == kFill - 1 || item_last};
-  }
-  // Fills a work item of n k-blocks takes.
-  __device__ static uint32_t FillsOf(int n) {
-    return static_cast<uint32_t>((n + kFill - 1) / kFill);
-  }
-
   uint8_t* base;  // generic
   uint32_t s;     // shared window
 

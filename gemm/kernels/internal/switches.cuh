@@ -130,16 +130,6 @@
 #ifndef ENCORE_SM90_SIMPLE_RING4
 #define ENCORE_SM90_SIMPLE_RING4 0
 #endif
-// The weight producer's fills with pre-pass tokens: 2 (manual build _wpair) fills the raw stages
-// two k-blocks at a time, stages 2q and 2q + 1 (two boxes of one k-block, their scale blocks) on
-// barrier pair q, pairs starting at each work item's first k-block, so the consumers wait for
-// and release a weight stage once per two k-blocks (session 36, after run 233's micro:
-// weight_hbm_reads.cu's 2-k-block stages waited 5.6% where 1-k-block stages waited 8.6%).
-// 1: one k-block a fill (the default). In-kernel tokens always fill one k-block (their dequant
-// warps release each raw stage).
-#ifndef ENCORE_SM90_WEIGHT_FILL
-#define ENCORE_SM90_WEIGHT_FILL 1
-#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
@@ -154,9 +144,6 @@
 // (Skipping the whole epilogue let the compiler drop the accumulators' work: not a measurement.)
 #ifndef ENCORE_SM90_EXP_EPILOGUE
 #define ENCORE_SM90_EXP_EPILOGUE 0
-#endif
-#if ENCORE_SM90_WEIGHT_FILL != 1 && ENCORE_SM90_WEIGHT_FILL != 2
-#error "ENCORE_SM90_WEIGHT_FILL: 1 or 2 k-blocks a fill"
 #endif
 #if ENCORE_SM90_TOKEN_ONE_MUL && ENCORE_SM90_WEIGHTS_NORMAL_FP16
 #error "ENCORE_SM90_TOKEN_ONE_MUL relies on fp16 subnormals; the weights-normal build avoids them"
