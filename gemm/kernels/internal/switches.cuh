@@ -130,6 +130,13 @@
 #ifndef ENCORE_SM90_SIMPLE_RING4
 #define ENCORE_SM90_SIMPLE_RING4 0
 #endif
+// 1 (manual build _pretest): the consumers test the next k-block's weight and token barriers
+// (mbarrier.test_wait, non-blocking) after issuing a k-block's last part, before its drain, and
+// skip the blocking wait after the drain where the test passed (session 36: run 234's micro put
+// one stage handshake at ~0.03 us). 0: wait after the drain (the default).
+#ifndef ENCORE_SM90_BARRIER_PRETEST
+#define ENCORE_SM90_BARRIER_PRETEST 0
+#endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
 #ifndef ENCORE_SM90_EXP_SKIP_TOKEN_DEQUANT
