@@ -93,9 +93,6 @@ SM90_EXPERIMENTS = [
     # Widths <= 128 in 2 parts a stage in every kernel (the persistent and stream-K kernels keep 4
     # above 128): run 226's micro table; run 229.
     ("_pw2", ["-DENCORE_SM90_NARROW_PARTS=2"]),
-    # The consumers test the next k-block's barriers before the drain (ENCORE_SM90_BARRIER_PRETEST;
-    # session 36).
-    ("_pretest", ["-DENCORE_SM90_BARRIER_PRETEST=1"]),
 ]
 
 # The manual builds, each a runner compiled with its kernels' flags (they may change TileShape or

@@ -149,14 +149,11 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, u
                                             int rbase, int c,
                                             const int (&sfo)[TileShape::kStrips][2], bool zero_hi,
                                             uint32_t (&a)[TileShape::kStrips][2][4],
-                                            uint32_t (&sl)[TileShape::kStrips][2][2],
-                                            bool ready = false) {
+                                            uint32_t (&sl)[TileShape::kStrips][2][2]) {
   constexpr int S = TileShape::kStrips;
-  if (!ready) {
-    const long long t_wait = WaitClock();
-    MbarWait(sm.RawFull(s), phase);
-    WaitAdd(WaitCounter::kRawWait, t_wait);
-  }
+  const long long t_wait = WaitClock();
+  MbarWait(sm.RawFull(s), phase);
+  WaitAdd(WaitCounter::kRawWait, t_wait);
   const uint32_t rw = sm.RawWeights(s), sf = sm.SfWeights(s);
   uint32_t sc[S][2];
 #pragma unroll
@@ -187,8 +184,7 @@ __device__ __forceinline__ void LoadWeights(const SmemLayout<kSrc>& sm, int s, u
 }
 
 // The wait for a token stage's tok_full barrier (the _exp_waits build times it).
-__device__ __forceinline__ void TokWait(uint32_t tok_full, uint32_t phase, bool ready = false) {
-  if (ready) return;
+__device__ __forceinline__ void TokWait(uint32_t tok_full, uint32_t phase) {
   const long long t_wait = WaitClock();
   MbarWait(tok_full, phase);
   WaitAdd(WaitCounter::kTokWait, t_wait);
@@ -287,21 +283,18 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
     return;
   }
 #endif
-  // ENCORE_SM90_BARRIER_PRETEST: whether this k-block's weight / token stage tested full before
-  // the previous k-block's drain.
-  [[maybe_unused]] bool raw_ready = false, tok_ready = false;
   for (int kb = kb0; kb < kb1; ++kb, ++it) {
     const int ts = it % kStages;
     const uint64_t stage_desc = tok_desc + static_cast<uint64_t>(ts) * (kStageBytes >> 4);
     LoadWeights(sm, it % P::kRawStages, (it / P::kRawStages) & 1, rbase, c, sfo,
-                kb == half_kb && c >= 2, a, sl, ENCORE_SM90_BARRIER_PRETEST && raw_ready);
+                kb == half_kb && c >= 2, a, sl);
 #if ENCORE_SM90_CONSUMER_PIPE
     // NOTES: fragment buffer (p & 1) is rebuilt for part p + 2 only after wait_group 1 following
     // part p + 1's commit, i.e. after part p's wgmmas (its readers) completed. (Run 34: a third
     // buffer, built with two parts in flight, was 1-3% slower.)
     FragOf<kSteps> frag[2];
     BuildSteps<kSteps>(frag[0], a, sl, 0);
-    TokWait(sm.TokFull(ts), (it / kStages) & 1, ENCORE_SM90_BARRIER_PRETEST && tok_ready);
+    TokWait(sm.TokFull(ts), (it / kStages) & 1);
 #pragma unroll
     for (int part = 0; part < kNumParts; ++part) {
       IssueSteps<kN, kSteps, kAtom>(acc, frag[part & 1], stage_desc, part * kSteps);
@@ -309,12 +302,6 @@ __device__ __forceinline__ void ConsumerLoop(const GroupInfo& gi, const SmemLayo
         WgmmaWait<1>();
         BuildSteps<kSteps>(frag[(part + 1) & 1], a, sl, (part + 1) * kSteps);
       }
-    }
-    if constexpr (ENCORE_SM90_BARRIER_PRETEST) {
-      const uint32_t nx = it + 1;
-      const bool more = kb + 1 < kb1;
-      raw_ready = more && MbarTestWait(sm.RawFull(nx % P::kRawStages), (nx / P::kRawStages) & 1);
-      tok_ready = more && MbarTestWait(sm.TokFull(nx % kStages), (nx / kStages) & 1);
     }
     const long long t_drain = WaitClock();
     WgmmaWait<0>();

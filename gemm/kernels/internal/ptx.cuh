@@ -29,18 +29,6 @@ __device__ __forceinline__ void MbarArriveExpectTx(uint32_t bar, uint32_t bytes)
                "r"(bytes)
                : "memory");
 }
-// Whether the phase with the given parity has completed (never blocks; acquire on success).
-__device__ __forceinline__ bool MbarTestWait(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
 // Blocks until the phase with the given parity has completed.
 __device__ __forceinline__ void MbarWait(uint32_t bar, uint32_t parity) {
   asm volatile(

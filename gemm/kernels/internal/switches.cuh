@@ -34,6 +34,10 @@
 // 10% of the tensor pipe at width 128; moving work across it costs more in the real kernel.)
 #define ENCORE_SM90_CONSUMER_PIPE 1
 #endif
+// (Run 235, manual build _pretest at 56b4f63: the consumers tested the next k-block's weight and
+// token barriers with mbarrier.test_wait before a k-block's drain and skipped the blocking wait
+// after it where the test passed: GPU MODE shapes 0-2 +3.3 / +3.6 / +5.1%, decode +4..5%, steady
+// +2%, no ptxas serialization warning; removed.)
 #ifndef ENCORE_SM90_PREFETCH_MAPS
 // 1 (default since run 191): before its wait for the previous grid, warp 1 of every CTA requests
 //    every group's tensor-map descriptors (prefetch.tensormap), so the first token load after the
@@ -129,13 +133,6 @@
 // (run 149: streaming on 2 stages starves the token producer). 0: 2 stages (the default).
 #ifndef ENCORE_SM90_SIMPLE_RING4
 #define ENCORE_SM90_SIMPLE_RING4 0
-#endif
-// 1 (manual build _pretest): the consumers test the next k-block's weight and token barriers
-// (mbarrier.test_wait, non-blocking) after issuing a k-block's last part, before its drain, and
-// skip the blocking wait after the drain where the test passed (session 36: run 234's micro put
-// one stage handshake at ~0.03 us). 0: wait after the drain (the default).
-#ifndef ENCORE_SM90_BARRIER_PRETEST
-#define ENCORE_SM90_BARRIER_PRETEST 0
 #endif
 // Measurement-only switches (wrong results; benchmarks only): skip the token dequant (the token
 // stage keeps whatever it held) or the weight dequant (raw packed words used as fragments).
