@@ -318,18 +318,8 @@ bool Main() {
   if (!micro::DeviceInfo(&prop)) return false;
   const int sms = prop.multiProcessorCount;
   std::printf("L2 %d MB\n", prop.l2CacheSize >> 20);
-  using EncodeFn =
-      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found;
-  MICRO_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                               cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::printf("cuTensorMapEncodeTiled not found\n");
-    return false;
-  }
+  micro::TensorMapEncodeFn encode = nullptr;
+  if (!micro::TensorMapEncoder(&encode)) return false;
   const char* names[] = {"distinct", "same", "same32", "stagger"};
   const size_t bytes = size_t{16} << 20;
   uint8_t* buf = nullptr;
@@ -341,11 +331,10 @@ bool Main() {
     const cuuint64_t strides[1] = {2 * kCols};
     const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(r)};
     const cuuint32_t elem[2] = {1, 1};
-    if (reinterpret_cast<EncodeFn>(fn)(r == 32 ? &map32 : &map64, CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                                       2, buf, dims, strides, box, elem,
-                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    if (encode(r == 32 ? &map32 : &map64, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, dims, strides,
+               box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
       std::printf("tensor map encode failed\n");
       return false;
     }
@@ -386,16 +375,14 @@ bool Main() {
     const cuuint32_t elem[2] = {1, 1};
     const cuuint64_t tdims[2] = {kCols, bytes / (2 * kCols)};
     const cuuint32_t tbox[2] = {64, 128};
-    if (reinterpret_cast<EncodeFn>(fn)(&wgt, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, buf, dims, strides,
-                                       box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                       CU_TENSOR_MAP_SWIZZLE_NONE,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
-        reinterpret_cast<EncodeFn>(fn)(&tok128, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, tdims,
-                                       strides, tbox, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                       CU_TENSOR_MAP_SWIZZLE_128B,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    if (encode(&wgt, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, buf, dims, strides, box, elem,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS ||
+        encode(&tok128, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, tdims, strides, tbox, elem,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
       std::printf("tensor map encode failed\n");
       return false;
     }

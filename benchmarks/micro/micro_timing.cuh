@@ -10,6 +10,7 @@
 //                              cycles_dev)) return false;
 #pragma once
 
+#include <cuda.h>  // the tensor-map types only (no libcuda link)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -94,6 +95,26 @@ bool BestOfLaunches(void (*kernel)(KArgs...), int grid, int threads, int smem_by
   }
   MICRO_CHECK(cudaEventDestroy(e0));
   MICRO_CHECK(cudaEventDestroy(e1));
+  return true;
+}
+
+// cuTensorMapEncodeTiled, reached through the runtime's driver entry point (the micros link no
+// libcuda); false (and a line saying so) where the driver has none.
+using TensorMapEncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                       const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                       const cuuint32_t*, CUtensorMapInterleave,
+                                       CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                       CUtensorMapFloatOOBfill);
+inline bool TensorMapEncoder(TensorMapEncodeFn* encode) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  MICRO_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                               cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    std::printf("cuTensorMapEncodeTiled not found\n");
+    return false;
+  }
+  *encode = reinterpret_cast<TensorMapEncodeFn>(fn);
   return true;
 }
 

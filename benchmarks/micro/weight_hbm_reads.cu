@@ -178,18 +178,8 @@ bool Main() {
   if (!micro::DeviceInfo(&prop)) return false;
   const int sms = prop.multiProcessorCount;
   std::printf("L2 %d MB; hold = consumer cycles per k-block\n", prop.l2CacheSize >> 20);
-  using EncodeFn =
-      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found;
-  MICRO_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                               cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::printf("cuTensorMapEncodeTiled not found\n");
-    return false;
-  }
+  micro::TensorMapEncodeFn encode = nullptr;
+  if (!micro::TensorMapEncoder(&encode)) return false;
   unsigned long long* wait_dev = nullptr;
   MICRO_CHECK(cudaMalloc(&wait_dev, sizeof(*wait_dev)));
   bool map3_ok = true;
@@ -212,10 +202,10 @@ bool Main() {
       const cuuint64_t strides[2] = {static_cast<cuuint64_t>(k / 2), 64};
       const cuuint32_t box[3] = {64, kRows, 2};
       const cuuint32_t elem[3] = {1, 1, 1};
-      const CUresult r = reinterpret_cast<EncodeFn>(fn)(
-          &map3, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, w, dims, strides, box, elem,
-          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      const CUresult r =
+          encode(&map3, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, w, dims, strides, box, elem,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
       if (r != CUDA_SUCCESS) {
         std::printf("3D tensor map encode failed (%d): kb2t skipped\n", static_cast<int>(r));
         map3_ok = false;
@@ -226,11 +216,10 @@ bool Main() {
       const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k / 2)};
       const cuuint32_t box[2] = {static_cast<cuuint32_t>(64 * kb), kRows};
       const cuuint32_t elem[2] = {1, 1};
-      if (reinterpret_cast<EncodeFn>(fn)(kb == 1 ? &map1 : &map2, CU_TENSOR_MAP_DATA_TYPE_UINT8,
-                                         2, w, dims, strides, box, elem,
-                                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      if (encode(kb == 1 ? &map1 : &map2, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, w, dims, strides, box,
+                 elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
         std::printf("tensor map encode failed\n");
         return false;
       }
