@@ -234,8 +234,8 @@ struct Pipeline {
   // the long latency) runs 6 stages ahead; the fp16 token stages come from L2 (the workspace was
   // just written) and are fed by their own producer warp, so neither stream waits for the other.
   // (Neither more stages (_raw8 / _raw9, run 228) nor fills of two k-blocks on one barrier pair
-  // (_wpair at 6928dc2, run 234: shape 0 -0.8%, shape 2 +1.6%, steady w64 +2.4%, decode +0.8..2.2%)
-  // made the weight stream faster; 64-byte row pieces do not cap HBM (run 233). Removed.)
+  // (_wpair at 6928dc2, run 234: shape 0 -0.8%, shape 2 +1.6%, steady w64 +2.4%, decode +0.8..2.2%;
+  // removed) made the weight stream faster; 64-byte row pieces do not cap HBM (run 233).)
   static constexpr int kRawStages =
       !kPrepass                           ? 3
       : ENCORE_SM90_PREPASS_RAW_STAGES > 0 ? ENCORE_SM90_PREPASS_RAW_STAGES
