@@ -54,12 +54,12 @@ __device__ __forceinline__ void TmaLoad3D(uint32_t dst, const CUtensorMap* map, 
       : "memory");
 }
 
-// CTA b's tiles are b, b + grid, ... (neighbouring CTAs on neighbouring row blocks, as a group's
-// weight tiles spread over the CTAs of a plan), each walked over all its k-blocks.
 // How a stage's weights are loaded: one 2D box kKb k-blocks wide (kb1, kb2), one 3D box (kb2t:
 // `map` is the 3D {64 bytes, rows, k-blocks} map) or kKb 2D boxes of one k-block (kb2p).
 enum class Load { kBox, kRank3, kPieces };
 
+// CTA b's tiles are b, b + grid, ... (neighbouring CTAs on neighbouring row blocks, as a group's
+// weight tiles spread over the CTAs of a plan), each walked over all its k-blocks.
 template <int kKb, int kStages, Load kLoad>
 __global__ void __launch_bounds__(kThreads, 1)
     StreamWeights(const __grid_constant__ CUtensorMap map, const uint8_t* sf, int kbt, int tiles,
@@ -121,12 +121,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 32) atomicAdd(wait_total, waited);
   }
 }
-
-struct Form {
-  const char* name;
-  int kb;
-  int stages;
-};
 
 template <int kKb, int kStages, Load kLoad = Load::kBox>
 bool RunForm(const CUtensorMap& map, const uint8_t* sf, int kbt, int tiles, int hold, int sms,
