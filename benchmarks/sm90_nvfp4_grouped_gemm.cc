@@ -616,6 +616,12 @@ void Register(int sm_count) {
                                  part == Part::kGemmOnly ? "gemm_only" : "prepass_only"),
                     s.m, s.n, s.k, KernelKind::kAuto, 15, Only(part));
     }
+    // The GEMMs alone launched with PDL ("<prefix>/<shape>/auto/gemm_only/pdl"): the GEMM-to-GEMM
+    // launch gap a call would have if its tokens needed no conversion (run 240).
+    CallMode gemm_pdl = Only(Part::kGemmOnly);
+    gemm_pdl.pdl = true;
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/gemm_only/pdl"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, gemm_pdl);
   }
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
