@@ -1,7 +1,8 @@
 // Shared harness of the nvcc-only micro-benchmarks (wgmma_rs_ceiling.cu, decode_ceiling.cu, ...): a
 // checked CUDA call, the best of `reps` timed launches of a kernel that reports CTA 0's clock64
-// span, and the host clock and median the host-side micros (node_patch.cu, kernel_boundary.cu,
-// graph_launch_batch.cu) time with.
+// span, the host clock and median the host-side micros (node_patch.cu, kernel_boundary.cu,
+// graph_launch_batch.cu) time with, and cuTensorMapEncodeTiled through the runtime's driver entry
+// point for the TMA micros (l2_token_reads.cu, weight_hbm_reads.cu).
 //
 // Example:
 //   float ms = 0.f;
