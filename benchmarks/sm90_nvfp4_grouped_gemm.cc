@@ -98,8 +98,10 @@ struct InputSet {
 };
 
 // One device copy per set of the same host bytes: distinct addresses defeat the L2 just as
-// distinct contents would.
-std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int sets) {
+// distinct contents would. `shared_weights`: every set's groups read set 0's weights and weight
+// scales (CallMode::shared_weights).
+std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int sets,
+                               bool shared_weights = false) {
   size_t max_a = 0, max_sfa = 0;
   for (int m : ms) {
     max_a = std::max(max_a, static_cast<size_t>(m) * k / 2);
@@ -117,16 +119,22 @@ std::vector<InputSet> MakeSets(const std::vector<int>& ms, int n, int k, int set
   };
   std::vector<InputSet> out(sets);
   for (InputSet& s : out) {
-    for (int m : ms) {
+    for (size_t g = 0; g < ms.size(); ++g) {
+      const int m = ms[g];
       GroupProblem p;
       s.buffers.push_back(upload(ha, static_cast<size_t>(m) * k / 2));
       p.a = s.buffers.back().get();
-      s.buffers.push_back(upload(hb, b_bytes));
-      p.b = s.buffers.back().get();
       s.buffers.push_back(upload(hsa, BlockedScaleBytes(m, k)));
       p.sfa = s.buffers.back().get();
-      s.buffers.push_back(upload(hsb, sfb_bytes));
-      p.sfb = s.buffers.back().get();
+      if (shared_weights && &s != &out[0]) {
+        p.b = out[0].groups[g].b;
+        p.sfb = out[0].groups[g].sfb;
+      } else {
+        s.buffers.push_back(upload(hb, b_bytes));
+        p.b = s.buffers.back().get();
+        s.buffers.push_back(upload(hsb, sfb_bytes));
+        p.sfb = s.buffers.back().get();
+      }
       auto c = DeviceBuffer::Create(static_cast<size_t>(m) * n * 2);
       Check(c.status());
       s.buffers.push_back(std::move(*c));
@@ -181,6 +189,10 @@ struct CallMode {
   // pre-pass on workspace half j % 2); the runner's token workspace is 256 MB so a merged launch's
   // tokens fit one half. Per-call time is still the batch's time over its 15 calls.
   int merge = 0;
+  // Every call reads the same weights (MakeSets' shared_weights): after the batch's first call
+  // they come from the L2 where they fit, which bounds what a prefetch of a call's weights into
+  // the L2 ahead of its GEMM could save.
+  bool shared_weights = false;
 };
 
 // One runner per distinct option set of a CallMode (the fields that configure RunnerOptions, and
@@ -333,7 +345,7 @@ void TimeBatches(benchmark::State& state, const std::string& name, const std::ve
     Check(b.status());
     shift = std::move(*b);
   }
-  std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets);
+  std::vector<InputSet> sets = MakeSets(ms, n, k, kInputSets, how.shared_weights);
   Nvfp4GroupedGemm* gemm = Runner(how);
   // NOTES: plans are prepared for the default stream's token workspace and launched on this
   // benchmark's own stream only (ordered: never two benchmarks at once), so no per-benchmark
@@ -622,10 +634,23 @@ void Register(int sm_count) {
     gemm_pdl.pdl = true;
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/gemm_only/pdl"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, gemm_pdl);
+    // The same with every call reading the same weights (CallMode::shared_weights):
+    // ".../auto/warm_weights" and ".../auto/gemm_only/pdl/warm_weights".
+    CallMode warm;
+    warm.shared_weights = true;
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/warm_weights"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 30, warm);
+    gemm_pdl.shared_weights = true;
+    RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/gemm_only/pdl/warm_weights"), s.m, s.n,
+                  s.k, KernelKind::kAuto, 15, gemm_pdl);
   }
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Fused());
+    CallMode warm;
+    warm.shared_weights = true;
+    RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/warm_weights"), s.m, s.n, s.k,
+                  KernelKind::kAuto, 15, warm);
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/unfused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Unfused());
   }
