@@ -62,6 +62,12 @@ using sm90::GroupInfo;
 using sm90::Params;
 using sm90::TileShape;
 
+// Create's upper bounds on RunnerOptions::token_workspace_bytes and on each of
+// RunnerOptions::stream_k_costs' constants: far above any useful value, far below what the size
+// and cost arithmetic could wrap at.
+constexpr size_t kMaxTokenWorkspaceBytes = size_t{1} << 40;
+constexpr long long kMaxStreamKCost = 1LL << 20;
+
 // kTokens: packed e2m1 tokens (in-kernel conversion); kTokensF16: pre-pass fp16 token rows;
 // kOutput: C (fp16, TMA stores).
 enum class MapRole : int { kTokens = 0, kWeights = 1, kTokensF16 = 2, kOutput = 3 };
@@ -296,12 +302,13 @@ class ShapePlanMemo {
 
   // The stream-K partition of the tile table in slot order `order` with kMaxBlockM-row token
   // tiles, onto at most min(sm_count, kMaxPackedCtas) CTAs; nullptr where it cannot be described
-  // (no tiles, or more k-blocks than an int holds).
+  // (no tiles, or more k-blocks than an int holds) or is not planned (over kMaxStreamKTiles).
   static std::shared_ptr<const StreamKPlan> PlanStreamKFor(
       const ShapeList& key, const std::array<uint8_t, kMaxGroups>& order, int n, int sm_count,
       const StreamKCosts& sk_costs) {
     std::array<int, kMaxGroups> cap_of;
     cap_of.fill(TileShape::kMaxBlockM);
+    if (TileCount(key, n, cap_of) > kMaxStreamKTiles) return nullptr;
     std::vector<StreamKTile> tiles;
     long long units = 0;
     ForEachTile(key, order, n, cap_of, [&](int rows, int kb) {
@@ -341,6 +348,17 @@ class ShapePlanMemo {
     return cost;
   }
 
+  // The tiles ForEachTile visits, counted per group (no walk over them).
+  static long long TileCount(const ShapeList& key, int n,
+                             const std::array<int, kMaxGroups>& cap_of) {
+    long long tiles = 0;
+    for (int g = 0; g < n; ++g) {
+      tiles += static_cast<long long>(ChooseMTiling(key.dims[3 * g], cap_of[g]).tiles) *
+               TileShape::NTiles(key.dims[3 * g + 1]);
+    }
+    return tiles;
+  }
+
   // f(rows, k_blocks) for every tile of the linear tile table in slot order `order` with
   // per-group row caps (`cap_of[g]`, by the caller's group index; groups with M = 0 add none).
   template <typename F>
@@ -366,13 +384,12 @@ class ShapePlanMemo {
     if (sm_count > sm90::kMaxPackedCtas || n == 0) return nullptr;
     std::array<int, kMaxGroups> cap_of;
     cap_of.fill(plan.choice.cap);
-    const std::vector<long long> base = TileCosts(key, plan.whole_order, n, cap_of);
     // Only problems with more tiles than SMs: with fewer, every tile has an SM to itself and
     // smaller tiles are ChooseMTileCap's choice to make (its model measures more than the loop).
-    if (base.size() <= static_cast<size_t>(sm_count) ||
-        base.size() > static_cast<size_t>(sm90::kMaxPackedTiles)) {
-      return nullptr;
-    }
+    // (Counted first: the table of a huge problem is not built to be refused.)
+    const long long count = TileCount(key, n, cap_of);
+    if (count <= sm_count || count > sm90::kMaxPackedTiles) return nullptr;
+    const std::vector<long long> base = TileCosts(key, plan.whole_order, n, cap_of);
     const long long unpacked =
         std::min(GreedyMakespan(base, sm_count), SnakeMakespan(base, sm_count));
     auto pack = [&](const std::array<int, kMaxGroups>& caps) -> std::shared_ptr<PackedPlan> {
@@ -600,7 +617,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status PrepareWith(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
                            cudaStream_t stream, const PlanOptions& options) override {
-    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    ENCORE_RETURN_IF_ERROR(CheckPrepare(plan, kind));
     if (options.token_workspace_half < -1 || options.token_workspace_half > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "options.token_workspace_half: ", options.token_workspace_half, " is not -1, 0 or 1"));
@@ -611,7 +628,7 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
 
   absl::Status PrepareBound(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
                             cudaStream_t stream) override {
-    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    ENCORE_RETURN_IF_ERROR(CheckPrepare(plan, kind));
     ENCORE_RETURN_IF_ERROR(CanImplement(args));
     ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingOf(stream, /*create=*/true));
     if (ring == nullptr) {
@@ -661,6 +678,29 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   int sm_count() const override { return info_.sm_count; }
 
  private:
+  // What every Prepare checks before it touches a workspace, the map cache or the plan: the
+  // plan, the kind, and that the runner's device is current (its workspaces are allocated and its
+  // kernels configured there; Create leaves the caller's device current).
+  absl::Status CheckPrepare(const LaunchPlan* plan, KernelKind kind) const {
+    if (plan == nullptr) return absl::InvalidArgumentError("plan is null");
+    if (kind != KernelKind::kAuto && kind != KernelKind::kSimple &&
+        kind != KernelKind::kPersistent && kind != KernelKind::kStreamK) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kind = ", static_cast<int>(kind), " is not a kernel kind"));
+    }
+    if (has_device_) {
+      int current = -1;
+      ENCORE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&current), "cudaGetDevice");
+      if (current != info_.ordinal) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "device: the runner was created for device ", info_.ordinal, ", but device ",
+            current, " is current (cudaSetDevice(", info_.ordinal,
+            ") before preparing or launching its plans)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   // Fill for the group capacity `args` needs (validated arguments).
   absl::Status FillForGroups(const GroupedGemmArguments& args, LaunchPlan* plan, KernelKind kind,
                              cudaStream_t stream, const BindingRing* ring,
@@ -676,6 +716,10 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
                     cudaStream_t stream, const BindingRing* ring, const PlanOptions& options) {
     const bool bound = ring != nullptr;
     static_assert(sizeof(Params<kGroups>) <= kMaxParamBytes, "params too large");
+    // Unlaunchable until the end (Launch refuses a plan without a function): a Fill that fails
+    // part way leaves zeroed or half-written parameters behind.
+    plan->function = nullptr;
+    plan->pre.function = nullptr;
     const int num_groups = static_cast<int>(args.groups.size());
     if (kind == KernelKind::kStreamK && !stream_k_) {
       return absl::FailedPreconditionError(
@@ -861,7 +905,9 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
       } else if (sk == nullptr || sk->begin.back() != units || sk->ctas > sm90::kMaxPackedCtas) {
         return absl::InvalidArgumentError(
             absl::StrCat("kind = stream_k: the problem's ", units,
-                         " k-blocks have no stream-K partition (more than an int holds)"));
+                         " k-blocks in ", tiles,
+                         " tiles have no stream-K partition (more k-blocks than an int holds, "
+                         "or more tiles than kMaxStreamKTiles, 2^20)"));
       } else {
         grid = sk->ctas;
         params->sk_ctas = sk->ctas;
@@ -1221,17 +1267,22 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
   }
   // NOTES: the fused pre-pass's barrier words sit right after the workspace's bytes
   // (Params::grid_sync), and the halves are 256-byte multiples: other sizes would misalign them.
-  if (options.token_workspace_bytes % 256 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("options.token_workspace_bytes = ",
-                                                   options.token_workspace_bytes,
-                                                   ": must be a multiple of 256"));
+  // (The cap keeps the workspace's size arithmetic, its barrier words included, far from
+  // wrapping: a size near 2^64 passed the multiple-of-256 check and wrapped to a 1 KB buffer.)
+  if (options.token_workspace_bytes % 256 != 0 ||
+      options.token_workspace_bytes > kMaxTokenWorkspaceBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.token_workspace_bytes = ", options.token_workspace_bytes,
+                     ": must be a multiple of 256 and at most 2^40"));
   }
   const StreamKCosts& sk = options.stream_k_costs;
-  if (sk.piece_fixed < 0 || sk.io_fixed < 0 || sk.io_per_row < 0 || sk.decode_rows < 0) {
+  const auto cost_ok = [](long long c) { return c >= 0 && c <= kMaxStreamKCost; };
+  if (!cost_ok(sk.piece_fixed) || !cost_ok(sk.io_fixed) || !cost_ok(sk.io_per_row) ||
+      !cost_ok(sk.decode_rows)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "options.stream_k_costs = {piece_fixed ", sk.piece_fixed, ", io_fixed ", sk.io_fixed,
         ", io_per_row ", sk.io_per_row, ", decode_rows ", sk.decode_rows,
-        "}: costs must be >= 0"));
+        "}: costs must be in [0, 2^20]"));
   }
   ENCORE_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(options.device));
   ENCORE_RETURN_IF_ERROR(CheckKernelsSupport(info.cc_major, info.cc_minor));

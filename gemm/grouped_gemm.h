@@ -95,7 +95,7 @@ struct RunnerOptions {
   bool stream_k = true;
   // The stream-K partition's cost constants (gemm/stream_k_costs.h; the defaults are the fitted
   // ones). For comparing partitions of one problem (the kernel benchmark's .../stream_k/costs<i>);
-  // Create rejects negative values.
+  // Create rejects values outside [0, 2^20].
   StreamKCosts stream_k_costs;
   // Token pre-pass and its fp16 workspaces: one per stream, each token_workspace_bytes, allocated
   // by the first pre-pass plan prepared for that stream and kept for the runner's life (graphs
@@ -105,7 +105,7 @@ struct RunnerOptions {
   // and every plan of a stream whose workspace the device had no memory for (an out-of-memory
   // allocation is not retried; kAlways and kStreamK then fail with ResourceExhausted).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
-  size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256 (Create checks)
+  size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256, <= 2^40 (Create checks)
   int max_token_workspaces = 8;
   // The token pre-pass inside the GEMM kernel (FusePrepass above). NOTES: a fused plan's grid
   // need not fit on the SMs for correctness (a CTA that cannot start has its share converted by
@@ -180,7 +180,9 @@ class Nvfp4GroupedGemm {
   // chooses the schedule (simple, persistent, or stream-K when the runner allows it) and the
   // token-tile rows by the problem (gemm/heuristics.h); a forced kind is honoured (kStreamK:
   // FailedPrecondition when RunnerOptions::stream_k is false or it is not built, ResourceExhausted
-  // when the stream has no stream-K workspace and cannot get one now).
+  // when the stream has no stream-K workspace and cannot get one now). The runner's device
+  // (RunnerOptions::device) must be current, here and for Launch: FailedPrecondition otherwise.
+  // A failed Prepare leaves `plan` unlaunchable (Launch: InvalidArgument).
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
                                              KernelKind kind = KernelKind::kAuto,
                                              cudaStream_t stream = nullptr) = 0;

@@ -513,6 +513,12 @@ inline StreamKPlan FillStreamK(const std::vector<StreamKTile>& tiles, long long 
   return out;
 }
 
+// The most tiles a problem may have for a stream-K partition (the runner plans none beyond: kAuto
+// runs whole tiles, a forced kStreamK fails). NOTES: planning costs ~150 passes over the tiles,
+// once per shape (a review measured 30 s and 528 MB for 2^26 tiles), and past a few thousand
+// tiles a whole-tile schedule leaves under a thousandth of the SM time idle in its last wave.
+inline constexpr long long kMaxStreamKTiles = 1LL << 20;
+
 // The balanced partition onto at most max_ctas CTAs: the smallest target that fits (binary
 // search), then larger targets (fewer, longer pieces: a tile cut into many pieces costs its last
 // CTA a read per piece, so the makespan is not monotonic in the target) in steps of 5% up to the

@@ -312,9 +312,12 @@ TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
 // [16, kMaxBlockM] before it looks for a device; a valid cap bounds every group's token tiles
 // (GPU MODE shape 0 at cap 64: the 248-row group in 4 tiles of 64 rows).
 // The fused pre-pass's barrier words follow the workspace's bytes: a size that is not a multiple
-// of 256 is rejected by Create (it used to misalign them).
-TEST(RunnerOptionsTest, TokenWorkspaceBytesMustBeAMultipleOf256) {
-  for (size_t bytes : {(size_t{64} << 20) + 2, size_t{1000}}) {
+// of 256 is rejected by Create (it used to misalign them), and so is one over 2^40 (a size near
+// 2^64 passed the multiple check and wrapped, with the barrier words, to a 1 KB allocation that
+// every pre-pass plan was told held its tokens).
+TEST(RunnerOptionsTest, TokenWorkspaceBytesMustBeAMultipleOf256AtMost2To40) {
+  for (size_t bytes : {(size_t{64} << 20) + 2, size_t{1000}, ~size_t{0} & ~size_t{255},
+                       (size_t{1} << 40) + 256}) {
     RunnerOptions o;
     o.token_workspace_bytes = bytes;
     const auto r = Nvfp4GroupedGemm::Create(o);
@@ -349,18 +352,21 @@ TEST(TokenTileRowsTest, InvalidCapsAreRejectedAndValidOnesBoundTheTiles) {
   }
 }
 
-// RunnerOptions::stream_k_costs: Create rejects negative costs before it looks for a device.
-TEST(StreamKCostsTest, NegativeCostsAreRejected) {
-  for (int field = 0; field < 4; ++field) {
-    RunnerOptions o;
-    (field == 0   ? o.stream_k_costs.piece_fixed
-     : field == 1 ? o.stream_k_costs.io_fixed
-     : field == 2 ? o.stream_k_costs.io_per_row
-                  : o.stream_k_costs.decode_rows) = -1;
-    const auto r = Nvfp4GroupedGemm::Create(o);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field;
-    EXPECT_TRUE(absl::StrContains(r.status().message(), "stream_k_costs")) << r.status();
+// RunnerOptions::stream_k_costs: Create rejects costs outside [0, 2^20] before it looks for a
+// device (larger ones overflowed the partition's signed cost sums).
+TEST(StreamKCostsTest, CostsOutsideTheirRangeAreRejected) {
+  for (long long value : {-1LL, (1LL << 20) + 1, 1LL << 62}) {
+    for (int field = 0; field < 4; ++field) {
+      RunnerOptions o;
+      (field == 0   ? o.stream_k_costs.piece_fixed
+       : field == 1 ? o.stream_k_costs.io_fixed
+       : field == 2 ? o.stream_k_costs.io_per_row
+                    : o.stream_k_costs.decode_rows) = value;
+      const auto r = Nvfp4GroupedGemm::Create(o);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field << " " << value;
+      EXPECT_TRUE(absl::StrContains(r.status().message(), "stream_k_costs")) << r.status();
+    }
   }
 }
 
@@ -469,6 +475,63 @@ TEST_F(Sm90RunnerHostTest, TileLimitIsJudgedAtTheNarrowestTile) {
   EXPECT_EQ(gemm_->CanImplement(GroupedGemmArguments{over}).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(encode_calls.load(), 0);
+}
+
+// A kind outside the enum is refused before Prepare encodes a map or touches the plan (it used
+// to be refused only at the end, after the maps, the memo and a stream's workspace).
+TEST_F(Sm90RunnerHostTest, AKindOutOfRangeIsRefusedBeforeAnyWork) {
+  const auto g = Groups({128, 384}, 4096, 1536, 12);
+  for (int kind : {-1, 4, 7}) {
+    const absl::Status s =
+        gemm_->Prepare(GroupedGemmArguments{g}, plan_.get(), static_cast<KernelKind>(kind));
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("kind = ", kind))) << s;
+  }
+  EXPECT_EQ(encode_calls.load(), 0);
+  EXPECT_EQ(plan_->function, nullptr);
+}
+
+// A Prepare that fails part way (here the weight map of a moved pointer) leaves the plan
+// unlaunchable: it used to keep the previous plan's kernel beside zeroed parameters, which Launch
+// would have run.
+TEST_F(Sm90RunnerHostTest, AFailedPrepareLeavesNoLaunchablePlan) {
+  const auto g = Groups({64, 64}, 128, 128, 13);
+  ENCORE_ASSERT_OK(gemm_->Prepare(GroupedGemmArguments{g}, plan_.get()));
+  ASSERT_NE(plan_->function, nullptr);
+  auto moved = g;
+  moved[1].b = Addr(reinterpret_cast<uintptr_t>(moved[1].b) + 0x100);
+  fail_on = moved[1].b;
+  EXPECT_FALSE(gemm_->Prepare(GroupedGemmArguments{moved}, plan_.get()).ok());
+  EXPECT_EQ(plan_->function, nullptr);
+  EXPECT_EQ(plan_->pre.function, nullptr);
+  const absl::Status launched = gemm_->Launch(*plan_, nullptr, /*pdl=*/false);
+  EXPECT_EQ(launched.code(), absl::StatusCode::kInvalidArgument) << launched;
+  EXPECT_TRUE(absl::StrContains(launched.message(), "not prepared")) << launched;
+}
+
+// Planning a problem of 2^26 tiles (one group of 2^24 x 2^17, K = 64: implementable) builds no
+// per-tile tables: its stream-K partition is not planned (kMaxStreamKTiles) and its packed
+// schedule is refused from the tile count. A review measured the first Prepare of it at 30 s and
+// 528 MB when both walked every tile first; here a cold Prepare allocates a few dozen times.
+TEST(HugeProblemTest, PlanningBuildsNoPerTileTables) {
+  RunnerOptions o;
+  o.stream_k = true;
+  o.token_prepass = TokenPrepass::kNever;
+  auto runner = HostRunner(o);
+  auto g = Groups({kMaxExtent}, 128 * 1024, 64, 14);
+  g[0].a = Addr(uintptr_t{1} << 50);  // buffers this large need addresses far apart
+  g[0].b = Addr(uintptr_t{2} << 50);
+  g[0].sfa = Addr(uintptr_t{3} << 50);
+  g[0].sfb = Addr(uintptr_t{4} << 50);
+  g[0].c = const_cast<void*>(Addr(uintptr_t{5} << 50));
+  auto plan = std::make_unique<LaunchPlan>();
+  g_allocations = 0;
+  g_count_allocations = true;
+  const absl::Status s = runner->Prepare(GroupedGemmArguments{g}, plan.get());
+  g_count_allocations = false;
+  ENCORE_ASSERT_OK(s);
+  EXPECT_NE(plan->kind, KernelKind::kStreamK);
+  EXPECT_LT(g_allocations.load(), 100);
 }
 
 TEST_F(Sm90RunnerHostTest, CacheCapacityBoundsTheMapsKept) {
