@@ -523,9 +523,15 @@ struct BindingRing {
     return r;
   }
 
-  absl::Status Write(const GroupedGemmArguments& args, cudaStream_t stream) {
+  // `wait` false: ResourceExhausted at once where the ring is full, nothing written.
+  absl::Status Write(const GroupedGemmArguments& args, cudaStream_t stream, bool wait = true) {
     constexpr uint32_t kSlots = sm90::kBindingRingSlots;
     if (next - consumed_seen >= kSlots) {
+      consumed_seen = *consumed;
+      if (!wait && next - consumed_seen >= kSlots) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "binding ring: the host is ", kSlots, " bound launches ahead of the device"));
+      }
       // Full: wait for the device to read the oldest slot (the host is kSlots launches ahead).
       for (;;) {
         consumed_seen = *consumed;
@@ -646,10 +652,11 @@ class Sm90Nvfp4GroupedGemm final : public Nvfp4GroupedGemm {
   }
 
   absl::Status LaunchWithBindings(const GroupedGemmArguments& args, cudaStream_t stream,
-                                  absl::FunctionRef<absl::Status()> launch) override {
+                                  absl::FunctionRef<absl::Status()> launch,
+                                  bool wait_for_slot) override {
     ENCORE_ASSIGN_OR_RETURN(BindingRing * ring, RingForWrite(args, stream, "LaunchWithBindings"));
     encore::MutexLock lock(&ring->mu);
-    ENCORE_RETURN_IF_ERROR(ring->Write(args, stream));
+    ENCORE_RETURN_IF_ERROR(ring->Write(args, stream, wait_for_slot));
     absl::Status launched = launch();
     if (!launched.ok()) {
       if (absl::Status taken_back = ring->Unwrite(stream); !taken_back.ok()) {

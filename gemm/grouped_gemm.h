@@ -240,11 +240,15 @@ class Nvfp4GroupedGemm {
   // ring's lock, so that pairs from several threads or graph caches sharing this runner and
   // stream never cross. A failed `launch` takes the write back (the next launch reads its own
   // slot; a copy of the slot that the previous bound call's GEMM may have prefetched meanwhile is
-  // invalidated in stream order) and its status is returned.
+  // invalidated in stream order) and its status is returned. `wait_for_slot` false: where the host
+  // is kBindingRingSlots bound launches ahead, ResourceExhausted at once, nothing written and
+  // `launch` not called (for callers holding a lock of their own here, such as the graph cache:
+  // a wait for the device there could stall, or deadlock, every other thread).
   [[nodiscard]] virtual absl::Status LaunchWithBindings(const GroupedGemmArguments& args,
                                                         cudaStream_t stream,
-                                                        absl::FunctionRef<absl::Status()> launch) {
-    (void)args, (void)stream, (void)launch;
+                                                        absl::FunctionRef<absl::Status()> launch,
+                                                        bool wait_for_slot) {
+    (void)args, (void)stream, (void)launch, (void)wait_for_slot;
     return absl::UnimplementedError("this runner has no bound plans");
   }
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "cuda_utils/status.h"
+#include "gemm/problem.h"
 
 namespace encore::graph_cache {
 
@@ -612,30 +614,61 @@ GraphExecutor::Outcome GraphExecutor::RunEntryLocked(Entry* e, absl::Span<const 
     }
     reload = ghosts_.Get(vhash) > 0;
   }
+  // The guard sees each call once: a capture decision here, else (below) a hit where a bound
+  // launch, a patch or a direct run serves it, or a capture decision where its bindings need a
+  // graph of their own.
+  const bool consulted = capture;
   if (capture) {
     capture = GuardAllowsCaptureLocked(reload);
     if (!capture) refused = FallbackReason::kThrashGuard;
-  } else {
-    guard_.Record(/*miss=*/false);  // served by a patch: by design, not thrash
   }
   if (capture) return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
+  const auto served = [&] {
+    if (!consulted) guard_.Record(/*miss=*/false);  // by design, not thrash
+  };
   if (options_.rebind == RebindMode::kBound && calls.size() == 1) {
     Outcome out;
-    if (BoundLaunchLocked(e, calls[0], *sigs[0], stream, &out)) return out;
+    if (BoundLaunchLocked(e, calls[0], *sigs[0], stream, &out)) {
+      served();
+      return out;
+    }
   }
 
   Variant* v = e->LeastRecentlyUsed();
   // NOTES: an entry whose variants were all evicted keeps its bound exec; a call that exec cannot
   // serve runs directly, and is captured as a variant only when the checks above allow it (it
   // used to be captured here regardless: min_repeats, the backoff and the guard bypassed).
-  if (v == nullptr) return Outcome{false, refused};
+  if (v == nullptr) {
+    served();
+    return Outcome{false, refused};
+  }
   FallbackReason reason = FallbackReason::kNone;
-  if (UpdateLocked(v, calls, sigs, fingerprint, stream, &reason)) {
+  bool kept = false;
+  if (UpdateLocked(v, calls, sigs, fingerprint, stream, &reason, &kept)) {
+    served();
     return LaunchHitLocked(v, stream);
   }
-  if (reason != FallbackReason::kNone) return Outcome{false, reason};
-  // The variant was dropped because a plan changed beyond patching (its entry too, when it was
-  // the last one): capture these bindings afresh now.
+  if (reason != FallbackReason::kNone) {
+    served();
+    return Outcome{false, reason};
+  }
+  // These bindings need a graph of their own (another kernel, edge, token half or merge cut).
+  // NOTES (a review, session 38): they used to replace the patched variant at once, guard
+  // unasked: a dynamic-M structure alternating two capacities of one bucket whose plans differ in
+  // kernel was captured once a call forever (each capture also forgot the other capacity's
+  // recurrence count, so neither ever became a variant of its own). Now a kept variant stays and
+  // the bindings become a variant beside it where the entry has room (a new variant: neutral to
+  // the guard); else they replace it as a reload (a miss), so a structure that can hold only one
+  // of them trips the guard instead of capturing on every call.
+  if (consulted) return Outcome{false, FallbackReason::kThrashGuard};  // the guard said no above
+  const bool room = kept &&
+                    e->variants.size() < static_cast<size_t>(options_.max_bindings_per_structure) &&
+                    !WouldEvictOwnLocked(e);
+  if (!GuardAllowsCaptureLocked(/*reload=*/!room)) {
+    return Outcome{false, FallbackReason::kThrashGuard};  // a kept variant stays
+  }
+  if (room) return CreateLocked(e, calls, sigs, words, hash, fingerprint, bhash, stream);
+  if (kept) RemoveLocked(v, /*evicted=*/false);  // (its entry too, when it was the last one)
   auto it = map_.find(words, hash);
   return CreateLocked(it == map_.end() ? nullptr : it->second.get(), calls, sigs, words, hash,
                       fingerprint, bhash, stream);
@@ -652,10 +685,16 @@ bool GraphExecutor::BoundLaunchLocked(Entry* e, const GemmCall& call, const Call
   }
   // (The runner takes the write back when the launch fails; a failed write launches nothing.)
   bool written = false;
-  const absl::Status s = runner_->LaunchWithBindings(call.args, stream, [&] {
-    written = true;
-    return v->graph->Launch(stream);
-  });
+  // (Never waiting for a ring slot under mu_: a full ring, the host 256 bound launches ahead of
+  // the device, patches instead. Waiting here stalled every thread, and deadlocked where the
+  // device's progress on this stream waited for another thread's call.)
+  const absl::Status s = runner_->LaunchWithBindings(
+      call.args, stream,
+      [&] {
+        written = true;
+        return v->graph->Launch(stream);
+      },
+      /*wait_for_slot=*/false);
   if (!written) return false;
   AddLocked(counters_.hits, 1);
   if (!s.ok()) {
@@ -681,7 +720,10 @@ GraphExecutor::Variant* GraphExecutor::CreateBoundLocked(Entry* e, const GemmCal
     return nullptr;
   }
   const size_t bytes = options_.per_graph_bytes + LaunchBytes(*plan, options_);
-  if (!lru_.Admissible(bytes)) return nullptr;
+  if (!lru_.Admissible(bytes)) {  // never will be (the bounds are fixed): no retries
+    e->bound_failed = true;
+    return nullptr;
+  }
   plan_ptrs_.clear();
   plan_ptrs_.push_back(plan);
   pdl_[0] = false;
@@ -837,18 +879,34 @@ absl::Status GraphExecutor::PrepareLaunchLocked(absl::Span<const GemmCall> calls
 
 namespace {
 // Σ over groups of ceil(M/128)·ceil(N/128)·ceil(K/128): a call's work in 128³ blocks.
+// NOTES: both run before the calls are validated (merge planning precedes Prepare): an extent
+// outside [0, kMaxExtent] makes the call too large to merge (INT64_MAX / SIZE_MAX) instead of
+// overflowing, and the sums saturate.
+bool MergeableExtents(const gemm::GroupProblem& g) {
+  const auto ok = [](int x) { return x >= 0 && x <= gemm::kMaxExtent; };
+  return ok(g.m) && ok(g.n) && ok(g.k);
+}
 int64_t WorkBlocks(const gemm::GroupedGemmArguments& args) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t w = 0;
   for (const gemm::GroupProblem& g : args.groups) {
-    w += int64_t{(g.m + 127) / 128} * ((g.n + 127) / 128) * ((g.k + 127) / 128);
+    if (!MergeableExtents(g)) return kMax;
+    const int64_t blocks =  // < 2^51
+        int64_t{(g.m + 127) / 128} * ((g.n + 127) / 128) * ((g.k + 127) / 128);
+    if (w > kMax - blocks) return kMax;
+    w += blocks;
   }
   return w;
 }
 // The fp16 bytes of a call's tokens (what its pre-pass writes).
 size_t TokenBytes(const gemm::GroupedGemmArguments& args) {
+  constexpr size_t kMax = std::numeric_limits<size_t>::max();
   size_t b = 0;
   for (const gemm::GroupProblem& g : args.groups) {
-    b += static_cast<size_t>(g.m) * static_cast<size_t>(g.k) * 2;
+    if (!MergeableExtents(g)) return kMax;
+    const size_t bytes = static_cast<size_t>(g.m) * static_cast<size_t>(g.k) * 2;  // < 2^49
+    if (b > kMax - bytes) return kMax;
+    b += bytes;
   }
   return b;
 }
@@ -973,15 +1031,17 @@ void GraphExecutor::CountLaunchLocked(size_t calls, bool early) {
 
 bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
                                  const CallSignature* const* sigs, size_t fingerprint,
-                                 cudaStream_t stream, FallbackReason* reason) {
+                                 cudaStream_t stream, FallbackReason* reason, bool* kept) {
+  *kept = false;
   // A launch behind a PDL edge whose early reads now meet an output of the graph (any call's
   // bindings may have moved), or a merged launch whose calls now meet each other, cannot be
-  // patched: re-create the graph without that edge or merge.
+  // patched: these calls need a graph without that edge or merge (*reason stays kNone; v is
+  // untouched).
   bool collected = false;
   for (size_t u = 0; u < v->launches.size(); ++u) {
     const Variant::Launch& l = v->launches[u];
     if (l.calls.count > 1 && !IndependentLocked(calls, l.calls)) {
-      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
+      *kept = true;
       return false;
     }
     if (u == 0 || !l.pdl) continue;
@@ -991,7 +1051,7 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     }
     if (RangeReadsOutputLocked(calls, l.calls, /*tokens=*/false) ||
         (l.early && RangeReadsOutputLocked(calls, l.calls, /*tokens=*/true))) {
-      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
+      *kept = true;
       return false;
     }
   }
@@ -1018,7 +1078,13 @@ bool GraphExecutor::UpdateLocked(Variant* v, absl::Span<const GemmCall> calls,
     // can make launch u's tokens outgrow its half (half -1, the whole workspace).
     if (plan->function != l.function || (l.pdl && !PlanTakesPdlEdge(*plan)) ||
         plan->prepass_reads_early != l.early || plan->token_workspace_half != l.half) {
-      RemoveLocked(v, /*evicted=*/false);  // *reason stays kNone: re-create
+      // *reason stays kNone: a graph of their own. Partly patched, v holds a mix of old and new
+      // bindings that no plan was checked for: dropped.
+      if (patched) {
+        RemoveLocked(v, /*evicted=*/false);
+      } else {
+        *kept = true;
+      }
       return false;
     }
     if (!v->graph->Patch(u, *plan).ok()) {

@@ -63,7 +63,11 @@
 //       patch re-prepares a node with the PlanOptions it was captured with), or a new plan uses
 //       another token-workspace half (dynamic M: a capacity in the same bucket that outgrows
 //       its half, under the next node's early pre-pass), or the calls of a merged launch now
-//       meet each other, Vi is dropped and Create runs instead. A failed patch or launch
+//       meet each other, B needs a variant of its own: Create for B beside Vi where the entry
+//       has room (k < max, making room would evict none of its variants; a new variant to the
+//       guard), else Vi is dropped and Create runs instead (a reload to the guard: while it is
+//       engaged, or already refused this call a capture, the call runs directly and an untouched
+//       Vi stays; a partly patched Vi is dropped either way). A failed patch or launch
 //       drops Vi and the call runs directly (kPatchFailed / kLaunchFailed); so does a Prepare
 //       that fails after some nodes were patched (kPrepareFailed; untouched, Vi stays). A
 //       variant is never launched with bindings other than the call's.
@@ -351,10 +355,11 @@ class GraphExecutor {
   Variant* CreateBoundLocked(Entry* e, const GemmCall& call, const CallSignature& sig,
                              cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Patches a live variant's nodes to these calls' bindings (whose fingerprint is
-  // `fingerprint`). false: the variant cannot serve these calls (it was dropped when `*reason`
-  // is left kNone).
+  // `fingerprint`). false: the variant cannot serve these calls. With `*reason` left kNone they
+  // need a graph of their own (another kernel, edge, token half or merge cut); then `*kept` says
+  // whether v is untouched and still live (else it was dropped: some nodes were patched).
   bool UpdateLocked(Variant* v, absl::Span<const GemmCall> calls, const CallSignature* const* sigs,
-                    size_t fingerprint, cudaStream_t stream, FallbackReason* reason)
+                    size_t fingerprint, cudaStream_t stream, FallbackReason* reason, bool* kept)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Captures a variant for these calls (bindings fingerprint / full hash as given): into `e`, or
   // into a new entry when `e` is null.

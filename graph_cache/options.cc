@@ -51,7 +51,7 @@ absl::Status ValidateExecutorOptions(const ExecutorOptions& o) {
   if (t.max_cooldown_lookups < t.cooldown_lookups) {
     return Bad("thrash.max_cooldown_lookups", "must be >= cooldown_lookups");
   }
-  // (The cooldown doubles up to it: 2^30 keeps that doubling inside an int.)
+  // (The cooldown doubles up to it, never past it: internal/thrash_guard.h.)
   if (t.max_cooldown_lookups > (1 << 30)) {
     return Bad("thrash.max_cooldown_lookups", "must be <= 2^30");
   }

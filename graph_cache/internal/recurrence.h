@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace encore::graph_cache::internal {
@@ -35,8 +36,13 @@ class RecurrenceCounter {
     bucket_mask_ = n / kWays - 1;
   }
 
-  // Counts one more sighting of `hash`; returns the count including this one.
-  int Bump(uint64_t hash) { return ++Claim(hash)->count; }
+  // Counts one more sighting of `hash`; returns the count including this one (saturating at
+  // INT_MAX: a structure that recurs but is never captured is bumped on every call).
+  int Bump(uint64_t hash) {
+    int& count = Claim(hash)->count;
+    if (count < std::numeric_limits<int>::max()) ++count;
+    return count;
+  }
 
   int Get(uint64_t hash) const {
     const Slot* s = Find(hash);

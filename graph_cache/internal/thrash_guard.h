@@ -44,7 +44,10 @@ class ThrashGuard {
     if (ratio > o_.engage_miss_ratio) {
       cooldown_left_ = cooldown_;
       ++engagements_;
-      cooldown_ = std::min(cooldown_ * 2, std::max(1, o_.max_cooldown_lookups));
+      const int max_cooldown = std::max(1, o_.max_cooldown_lookups);
+      // (Doubled only below half the cap: at the options' largest cooldown, 2^30, a plain
+      // doubling overflowed an int.)
+      cooldown_ = cooldown_ > max_cooldown / 2 ? max_cooldown : cooldown_ * 2;
       ClearWindow();
     } else {
       if (ratio <= o_.release_miss_ratio) cooldown_ = std::max(1, o_.cooldown_lookups);

@@ -1007,17 +1007,21 @@ TEST_F(Sm90GemmTest, FailedBoundLaunchDropsItsPrefetchedSlot) {
             cudaSuccess);
   ENCORE_ASSERT_OK(gemm->WriteBindings(devs[0].args(), stream->get()));
   ENCORE_ASSERT_OK(gemm->Launch(*plan, stream->get(), /*pdl=*/false));
-  const absl::Status dropped = gemm->LaunchWithBindings(devs[1].args(), stream->get(), [&] {
-    go.store(true);
-    if (cudaStreamSynchronize(stream->get()) != cudaSuccess) {
-      return absl::InternalError("the call before failed");
-    }
-    return absl::UnavailableError("test: this launch fails");
-  });
+  const absl::Status dropped = gemm->LaunchWithBindings(
+      devs[1].args(), stream->get(),
+      [&] {
+        go.store(true);
+        if (cudaStreamSynchronize(stream->get()) != cudaSuccess) {
+          return absl::InternalError("the call before failed");
+        }
+        return absl::UnavailableError("test: this launch fails");
+      },
+      /*wait_for_slot=*/true);
   EXPECT_EQ(dropped.code(), absl::StatusCode::kUnavailable) << dropped;
-  ENCORE_ASSERT_OK(gemm->LaunchWithBindings(devs[2].args(), stream->get(), [&] {
-    return gemm->Launch(*plan, stream->get(), /*pdl=*/true);
-  }));
+  ENCORE_ASSERT_OK(gemm->LaunchWithBindings(
+      devs[2].args(), stream->get(),
+      [&] { return gemm->Launch(*plan, stream->get(), /*pdl=*/true); },
+      /*wait_for_slot=*/true));
   SyncOrDie(stream->get());
   ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(hosts[0], devs[0], 1, "the call before"));
   ASSERT_NO_FATAL_FAILURE(ExpectAllGroupsMatch(hosts[2], devs[2], 1, "the retry"));

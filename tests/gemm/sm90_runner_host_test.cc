@@ -1100,7 +1100,9 @@ TEST_F(Sm90PrepassHostTest, RingLookupsTakeNoWorkspaceSlot) {
   const auto s3 = reinterpret_cast<cudaStream_t>(0x3000);
   const auto s4 = reinterpret_cast<cudaStream_t>(0x4000);
   EXPECT_EQ(gemm->WriteBindings(args, s3).code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(gemm->LaunchWithBindings(args, s4, [] { return absl::OkStatus(); }).code(),
+  EXPECT_EQ(gemm->LaunchWithBindings(
+                args, s4, [] { return absl::OkStatus(); }, /*wait_for_slot=*/true)
+                .code(),
             absl::StatusCode::kFailedPrecondition);
   auto plan = std::make_unique<LaunchPlan>();
   for (cudaStream_t s : {s1, s2}) {

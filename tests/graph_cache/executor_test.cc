@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <thread>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -277,6 +278,32 @@ TEST_F(ExecutorTest, BoundRebindServesPointerSwapsWithoutPatches) {
   // Clear drops both execs.
   exec_->Clear();
   EXPECT_EQ(exec_->counters().live_execs, 0u);
+}
+
+// A full binding ring (the host 256 bound launches ahead of the device) never makes the executor
+// wait under its lock: the call is patched into the variant instead, and bound launches resume
+// once the ring has room. (A review found the wait inside the executor's mutex: every thread
+// stalled behind it, and a stream whose progress waited on another thread's call deadlocked.)
+TEST_F(ExecutorTest, AFullBindingRingPatchesInsteadOfWaiting) {
+  ExecutorOptions o;
+  o.max_bindings_per_structure = 1;
+  o.rebind = RebindMode::kBound;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2), p3(kShape, 3);
+  RunAndCheck(p1);
+  RunAndCheck(p1);  // the variant holds p1
+  RunAndCheck(p2);  // the bound exec
+  EXPECT_EQ(exec_->counters().bound_launches, 1u);
+  gemm_.SetBindingRingFull(true);
+  RunAndCheck(p3);  // patched into the variant: no wait, no write
+  EXPECT_EQ(gemm_.full_ring_waits(), 0);
+  EXPECT_EQ(exec_->counters().bound_launches, 1u);
+  EXPECT_EQ(exec_->counters().patches, 1u);
+  EXPECT_EQ(gemm_.queued_bindings(FakeStream(1)), 0u);
+  gemm_.SetBindingRingFull(false);
+  RunAndCheck(p2);
+  EXPECT_EQ(exec_->counters().bound_launches, 2u);
+  EXPECT_EQ(exec_->counters().patches, 1u);
 }
 
 // kBound, room for two execs, no thrash guard: the eviction tests below.
@@ -933,6 +960,61 @@ TEST_F(ExecutorTest, KernelFunctionChangeOnPatchRecreatesTheGraph) {
   EXPECT_EQ(c.dropped, 1u);
   EXPECT_EQ(c.captures, 2u);
   EXPECT_EQ(c.patches, 0u);
+}
+
+// Bindings that need a graph of their own (here a dynamic-M capacity whose kAuto plan has another
+// kernel than the variant's) become a variant beside it where the entry has room: two such
+// capacities alternating in one bucket then both replay. (A review found them re-captured on
+// every call: each replaced the other, and each capture forgot the other's recurrence count.)
+// Where the entry holds one variant only, each such call replaces it as a reload, and the thrash
+// guard stops the captures.
+TEST_F(ExecutorTest, AlternatingUnpatchableBindingsBecomeVariantsOrTripTheGuard) {
+  for (int max_variants : {4, 1}) {
+    FakeGemm gemm(FakeGemm::Device::kHost, /*auto_threshold=*/100 * 64);
+    auto backend = std::make_unique<HostGraphBackend>();
+    ExecutorOptions o;
+    o.max_bindings_per_structure = max_variants;
+    auto made = GraphExecutor::CreateWithBackend(&gemm, std::move(backend), o);
+    ASSERT_TRUE(made.ok());
+    GraphExecutor& exec = **made;
+    HostProblem p({{90, 64, 128}}, 21, {128});
+    p.set_device_m({50});
+    for (int i = 0; i < 200; ++i) {
+      p.set_m(0, i % 2 ? 110 : 90);  // bucket 128 either way; 90·64 < 6400 <= 110·64
+      p.ClearC();
+      ENCORE_ASSERT_OK(exec.Run(p.args(), FakeStream(1)));
+      ASSERT_TRUE(p.Check(i % 2)) << "call " << i << ", max_variants " << max_variants;
+    }
+    const ExecutorCounters c = exec.counters();
+    if (max_variants > 1) {
+      EXPECT_EQ(c.captures, 2u);
+      EXPECT_EQ(c.live_execs, 2u);
+      EXPECT_EQ(c.dropped, 0u);
+      EXPECT_GE(c.graph_launches, 195u);
+    } else {
+      EXPECT_GE(c.thrash_engagements, 1u);
+      EXPECT_LT(c.captures, 100u);
+    }
+  }
+}
+
+// A batch is planned (which calls to merge) before its calls are validated: extents far beyond
+// kMaxExtent make a call unmergeable rather than overflow the work and token sums (UBSan found
+// `(m + 127) / 128` overflowing for m near INT_MAX), and validation then names the argument.
+TEST_F(ExecutorTest, ABatchOfUnvalidatedHugeCallsIsRefusedByValidation) {
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  Make(o);
+  HostProblem a({{64, 128, 128}}, 22), b({{64, 128, 128}}, 23);
+  std::vector<gemm::GroupProblem> ag(a.args().groups.begin(), a.args().groups.end());
+  std::vector<gemm::GroupProblem> bg(b.args().groups.begin(), b.args().groups.end());
+  ag[0].m = bg[0].m = std::numeric_limits<int>::max() - 10;
+  const std::vector<GemmCall> calls =
+      SimpleCalls({gemm::GroupedGemmArguments{ag}, gemm::GroupedGemmArguments{bg}});
+  const absl::Status s = exec_->RunBatch(calls, FakeStream(1));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "m")) << s;
+  EXPECT_EQ(exec_->counters().captures, 0u);
 }
 
 TEST_F(ExecutorTest, BatchRunsAsOneGraphWithPdlAndPatchesPerNode) {

@@ -136,9 +136,15 @@ absl::Status FakeGemm::WriteBindings(const gemm::GroupedGemmArguments& args,
 
 absl::Status FakeGemm::LaunchWithBindings(const gemm::GroupedGemmArguments& args,
                                           cudaStream_t stream,
-                                          absl::FunctionRef<absl::Status()> launch) {
+                                          absl::FunctionRef<absl::Status()> launch,
+                                          bool wait_for_slot) {
   ENCORE_RETURN_IF_ERROR(CheckBoundPlans());
   absl::MutexLock pair(&pair_mu_);
+  if (ring_full_.load()) {
+    if (!wait_for_slot) return absl::ResourceExhaustedError("fake gemm: binding ring full");
+    full_ring_waits_.fetch_add(1);
+    return absl::InternalError("fake gemm: a full ring would wait forever");
+  }
   ENCORE_RETURN_IF_ERROR(WriteBindings(args, stream));
   absl::Status launched = launch();
   if (!launched.ok()) {  // take the write back

@@ -70,7 +70,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   absl::Status WriteBindings(const gemm::GroupedGemmArguments& args,
                              cudaStream_t stream) override;
   absl::Status LaunchWithBindings(const gemm::GroupedGemmArguments& args, cudaStream_t stream,
-                                  absl::FunctionRef<absl::Status()> launch) override;
+                                  absl::FunctionRef<absl::Status()> launch,
+                                  bool wait_for_slot) override;
 
   // The function a variant launches (host mode: a tag address; GPU mode: the __global__).
   const void* Function(int variant) const;
@@ -104,6 +105,11 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   int64_t runs() const { return runs_.load(); }          // direct Run calls
   // PrepareBound answers Unimplemented from now on (a runner without bound plans).
   void DisableBoundPlans() { bound_plans_.store(false); }
+  // The binding ring counts as full (true): LaunchWithBindings answers ResourceExhausted without
+  // writing when told not to wait for a slot, and, counted in full_ring_waits, Internal ("would
+  // wait forever") when told to.
+  void SetBindingRingFull(bool full) { ring_full_.store(full); }
+  int64_t full_ring_waits() const { return full_ring_waits_.load(); }
   int64_t bound_launches() const { return bound_launches_.load(); }
   // Bindings written and not yet consumed by a launch, on `stream`.
   size_t queued_bindings(cudaStream_t stream) const;
@@ -126,6 +132,8 @@ class FakeGemm final : public gemm::Nvfp4GroupedGemm {
   mutable std::atomic<int64_t> launches_{0};
   std::atomic<int64_t> runs_{0};
   std::atomic<bool> bound_plans_{true};
+  std::atomic<bool> ring_full_{false};
+  std::atomic<int64_t> full_ring_waits_{0};
   mutable std::atomic<int64_t> bound_launches_{0};
   // Per stream, the queued bindings of bound launches (oldest first).
   absl::Mutex pair_mu_;  // LaunchWithBindings' write + launch pairs

@@ -1,6 +1,7 @@
 // Pure-CPU policy classes: LRU + byte bound, recurrence table, thrash guard, period detector.
 #include <cstdint>
 #include <random>
+#include <limits>
 #include <vector>
 
 #include "gemm/problem.h"
@@ -129,6 +130,16 @@ TEST(RecurrenceCounterTest, CountsAndBacksOff) {
   EXPECT_EQ(r.Bump(42), 1);
 }
 
+// A structure that recurs but is never captured is bumped on every call: the count saturates
+// (it used to overflow into a negative count, read as a failure backoff, after 2^31 calls).
+TEST(RecurrenceCounterTest, CountsSaturate) {
+  RecurrenceCounter r(16);
+  r.Set(7, std::numeric_limits<int>::max() - 1);
+  EXPECT_EQ(r.Bump(7), std::numeric_limits<int>::max());
+  EXPECT_EQ(r.Bump(7), std::numeric_limits<int>::max());
+  EXPECT_EQ(r.Get(7), std::numeric_limits<int>::max());
+}
+
 TEST(RecurrenceCounterTest, AFullBucketEvictsTheLowestCount) {
   RecurrenceCounter r(1);  // rounded up to one bucket of kWays slots: every hash shares it
   ASSERT_EQ(RecurrenceCounter::kWays, 4u);
@@ -213,6 +224,25 @@ TEST(ThrashGuardTest, BackoffGrowsToMaxAndResetsOnlyBelowReleaseRatio) {
   // A clean window (≤ 10% misses) resets it.
   for (int i = 0; i < 10; ++i) g.Record(i == 0);
   EXPECT_EQ(g.next_cooldown(), 20);
+}
+
+// At the largest cooldown the options allow (2^30) an engagement keeps the next cooldown at the
+// cap: the doubling used to overflow an int there (negative cooldowns: a guard that refused
+// captures while reporting itself not engaged).
+TEST(ThrashGuardTest, TheLargestCooldownDoesNotOverflow) {
+  ThrashGuardOptions o = GuardOptions();
+  o.window = 1;
+  o.cooldown_lookups = 1 << 30;
+  o.max_cooldown_lookups = 1 << 30;
+  ThrashGuard g(o);
+  g.Record(true);
+  EXPECT_TRUE(g.engaged());
+  EXPECT_EQ(g.cooldown_left(), 1 << 30);
+  EXPECT_EQ(g.next_cooldown(), 1 << 30);
+  o.cooldown_lookups = (1 << 29) + 1;  // just over half the cap: doubled to the cap, not past it
+  ThrashGuard h(o);
+  h.Record(true);
+  EXPECT_EQ(h.next_cooldown(), 1 << 30);
 }
 
 TEST(ThrashGuardTest, TicksNeitherEngageNorStallTheCooldown) {
