@@ -65,7 +65,7 @@ using sm90::TileShape;
 // Create's upper bounds on RunnerOptions::token_workspace_bytes and on each of
 // RunnerOptions::stream_k_costs' constants: far above any useful value, far below what the size
 // and cost arithmetic could wrap at.
-constexpr size_t kMaxTokenWorkspaceBytes = size_t{1} << 40;
+constexpr size_t kMaxTokenWorkspaceBytes = size_t{1} << 48;
 constexpr long long kMaxStreamKCost = 1LL << 20;
 
 // kTokens: packed e2m1 tokens (in-kernel conversion); kTokensF16: pre-pass fp16 token rows;
@@ -1280,7 +1280,7 @@ absl::StatusOr<std::unique_ptr<Nvfp4GroupedGemm>> Nvfp4GroupedGemm::Create(Runne
       options.token_workspace_bytes > kMaxTokenWorkspaceBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("options.token_workspace_bytes = ", options.token_workspace_bytes,
-                     ": must be a multiple of 256 and at most 2^40"));
+                     ": must be a multiple of 256 and at most 2^48"));
   }
   const StreamKCosts& sk = options.stream_k_costs;
   const auto cost_ok = [](long long c) { return c >= 0 && c <= kMaxStreamKCost; };

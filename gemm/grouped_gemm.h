@@ -105,7 +105,7 @@ struct RunnerOptions {
   // and every plan of a stream whose workspace the device had no memory for (an out-of-memory
   // allocation is not retried; kAlways and kStreamK then fail with ResourceExhausted).
   TokenPrepass token_prepass = TokenPrepass::kAuto;
-  size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256, <= 2^40 (Create checks)
+  size_t token_workspace_bytes = size_t{64} << 20;  // a multiple of 256, <= 2^48 (Create checks)
   int max_token_workspaces = 8;
   // The token pre-pass inside the GEMM kernel (FusePrepass above). NOTES: a fused plan's grid
   // need not fit on the SMs for correctness (a CTA that cannot start has its share converted by

@@ -312,12 +312,12 @@ TEST(Sm90PackedScheduleTest, GpuModeShapesPackWhereTheModelGains) {
 // [16, kMaxBlockM] before it looks for a device; a valid cap bounds every group's token tiles
 // (GPU MODE shape 0 at cap 64: the 248-row group in 4 tiles of 64 rows).
 // The fused pre-pass's barrier words follow the workspace's bytes: a size that is not a multiple
-// of 256 is rejected by Create (it used to misalign them), and so is one over 2^40 (a size near
+// of 256 is rejected by Create (it used to misalign them), and so is one over 2^48 (a size near
 // 2^64 passed the multiple check and wrapped, with the barrier words, to a 1 KB allocation that
 // every pre-pass plan was told held its tokens).
-TEST(RunnerOptionsTest, TokenWorkspaceBytesMustBeAMultipleOf256AtMost2To40) {
+TEST(RunnerOptionsTest, TokenWorkspaceBytesMustBeAMultipleOf256AtMost2To48) {
   for (size_t bytes : {(size_t{64} << 20) + 2, size_t{1000}, ~size_t{0} & ~size_t{255},
-                       (size_t{1} << 40) + 256}) {
+                       (size_t{1} << 48) + 256}) {
     RunnerOptions o;
     o.token_workspace_bytes = bytes;
     const auto r = Nvfp4GroupedGemm::Create(o);
