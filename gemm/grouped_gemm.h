@@ -181,8 +181,9 @@ class Nvfp4GroupedGemm {
   // token-tile rows by the problem (gemm/heuristics.h); a forced kind is honoured (kStreamK:
   // FailedPrecondition when RunnerOptions::stream_k is false or it is not built, ResourceExhausted
   // when the stream has no stream-K workspace and cannot get one now). The runner's device
-  // (RunnerOptions::device) must be current, here and for Launch: FailedPrecondition otherwise.
-  // A failed Prepare leaves `plan` unlaunchable (Launch: InvalidArgument).
+  // (RunnerOptions::device) must be current, here (FailedPrecondition otherwise) and for Launch
+  // (which does not check: the launch fails). A failed Prepare leaves `plan` unlaunchable
+  // (Launch: InvalidArgument).
   [[nodiscard]] virtual absl::Status Prepare(const GroupedGemmArguments& args, LaunchPlan* plan,
                                              KernelKind kind = KernelKind::kAuto,
                                              cudaStream_t stream = nullptr) = 0;

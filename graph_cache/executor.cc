@@ -878,14 +878,14 @@ absl::Status GraphExecutor::PrepareLaunchLocked(absl::Span<const GemmCall> calls
 }
 
 namespace {
-// Σ over groups of ceil(M/128)·ceil(N/128)·ceil(K/128): a call's work in 128³ blocks.
-// NOTES: both run before the calls are validated (merge planning precedes Prepare): an extent
-// outside [0, kMaxExtent] makes the call too large to merge (INT64_MAX / SIZE_MAX) instead of
-// overflowing, and the sums saturate.
+// NOTES: WorkBlocks and TokenBytes run before the calls are validated (merge planning precedes
+// Prepare): an extent outside [0, kMaxExtent] makes the call too large to merge (INT64_MAX /
+// SIZE_MAX) instead of overflowing, and the sums saturate.
 bool MergeableExtents(const gemm::GroupProblem& g) {
   const auto ok = [](int x) { return x >= 0 && x <= gemm::kMaxExtent; };
   return ok(g.m) && ok(g.n) && ok(g.k);
 }
+// Σ over groups of ceil(M/128)·ceil(N/128)·ceil(K/128): a call's work in 128³ blocks.
 int64_t WorkBlocks(const gemm::GroupedGemmArguments& args) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t w = 0;
