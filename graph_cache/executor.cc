@@ -775,11 +775,11 @@ void GraphExecutor::KeepLocked(Variant* v, size_t bytes) {
   AddLocked(counters_.live_bytes, bytes);
 }
 
-bool GraphExecutor::WouldEvictOwnLocked(const Entry* e) const {
+bool GraphExecutor::WouldEvictOwnLocked(const Entry* e, size_t bytes) const {
   bool own = false;
   const Variant* any = e->variants.empty() ? e->bound.get() : e->variants.front().get();
   if (any == nullptr) return false;
-  lru_.ForEachVictim(any->lru_bytes, [&](internal::LruNode* n) {
+  lru_.ForEachVictim(bytes > 0 ? bytes : any->lru_bytes, [&](internal::LruNode* n) {
     own = static_cast<const Variant*>(n)->entry == e;
     return !own;
   });
@@ -1145,6 +1145,13 @@ GraphExecutor::Outcome GraphExecutor::CreateLocked(Entry* e, absl::Span<const Ge
     total_groups += static_cast<size_t>(sigs[i]->binding.num_groups());
   }
   if (!lru_.Admissible(bytes)) return Outcome{false, FallbackReason::kOverBudget};
+  // Never at the cost of one of e's own variants: the callers judged that by the size of e's
+  // first variant, and this one's is known only now (a review found a larger one, e.g. one that
+  // gained a pre-kernel, evicting its entry's others). (An entry with no variant may lose its
+  // bound exec, as RunEntryLocked allows.)
+  if (e != nullptr && !e->variants.empty() && WouldEvictOwnLocked(e, bytes)) {
+    return Outcome{false, FallbackReason::kOverBudget};
+  }
 
   // 2. Capture and instantiate (the backend ends the capture before judging any status).
   const size_t vhash = VariantHash(hash, binding_hash);

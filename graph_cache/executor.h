@@ -319,9 +319,10 @@ class GraphExecutor {
   // Feeds a capture decision to the thrash guard (a reload of an evicted graph is a miss, a first
   // capture a tick); whether capturing is allowed now.
   bool GuardAllowsCaptureLocked(bool reload) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether making room for one more variant of `e` (as large as its others) would evict one of
-  // e's own variants (then patching one is the cheaper way to serve the call).
-  bool WouldEvictOwnLocked(const Entry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether making room for one more variant of `e` of `bytes` (0: as large as its others) would
+  // evict one of e's own variants (then patching one is the cheaper way to serve the call).
+  bool WouldEvictOwnLocked(const Entry* e, size_t bytes = 0) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Launches a variant whose bindings match the call (a hit).
   Outcome LaunchHitLocked(Variant* v, cudaStream_t stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A hit found without a signature (the memo or a BatchTicket) for `num_calls` calls: fed to the

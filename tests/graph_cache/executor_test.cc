@@ -306,6 +306,45 @@ TEST_F(ExecutorTest, AFullBindingRingPatchesInsteadOfWaiting) {
   EXPECT_EQ(exec_->counters().patches, 1u);
 }
 
+// A new variant larger than its entry's others (here: its plan gained a pre-kernel) is not
+// captured where making room for it would evict one of them; the call runs directly. (The check
+// before capture judged by the size of the entry's first variant: a review found the larger one
+// evicting its own entry's variant.)
+TEST_F(ExecutorTest, ALargerNewVariantNeverEvictsItsEntrysOwn) {
+  static const int kPreTag = 0;
+  // The two variants' sizes, each captured alone.
+  size_t plain_bytes = 0, pre_bytes = 0;
+  {
+    ExecutorOptions o;
+    o.min_repeats = 1;
+    Make(o);
+    HostProblem p(kShape, 1);
+    RunAndCheck(p);
+    plain_bytes = exec_->counters().live_bytes;
+    gemm_.SetPreKernel(&kPreTag);
+    exec_->Clear();
+    RunAndCheck(p);
+    pre_bytes = exec_->counters().live_bytes;
+    gemm_.SetPreKernel(nullptr);
+  }
+  ASSERT_GT(pre_bytes, plain_bytes);
+  // Room for two plain variants, not for a plain and a pre-kernel one.
+  ExecutorOptions o;
+  o.min_repeats = 1;
+  o.max_device_bytes = plain_bytes + pre_bytes - 1;
+  Make(o);
+  HostProblem p1(kShape, 1), p2(kShape, 2);
+  RunAndCheck(p1);  // V1, no pre-kernel
+  gemm_.SetPreKernel(&kPreTag);
+  RunAndCheck(p2);  // would be V2 with a pre-kernel: it does not fit beside V1
+  gemm_.SetPreKernel(nullptr);
+  const ExecutorCounters c = exec_->counters();
+  EXPECT_EQ(c.evictions, 0u);
+  EXPECT_EQ(c.live_execs, 1u);
+  EXPECT_EQ(c.live_bytes, plain_bytes);
+  EXPECT_EQ(c.last_fallback, FallbackReason::kOverBudget);
+}
+
 // kBound, room for two execs, no thrash guard: the eviction tests below.
 ExecutorOptions BoundTwoExecs() {
   ExecutorOptions o;
