@@ -268,6 +268,11 @@ CallMode Padding(int bound, bool large) {
   m.pad_large = large;
   return m;
 }
+CallMode SharedWeights() {
+  CallMode m;
+  m.shared_weights = true;
+  return m;
+}
 CallMode Only(Part part) {  // (unfused: the parts of a call with a pre-kernel)
   CallMode m;
   m.part = part;
@@ -636,10 +641,8 @@ void Register(int sm_count) {
                   KernelKind::kAuto, 15, gemm_pdl);
     // The same with every call reading the same weights (CallMode::shared_weights):
     // ".../auto/warm_weights" and ".../auto/gemm_only/pdl/warm_weights".
-    CallMode warm;
-    warm.shared_weights = true;
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/warm_weights"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 30, warm);
+                  KernelKind::kAuto, 30, SharedWeights());
     gemm_pdl.shared_weights = true;
     RegisterTimed(absl::StrCat("gpumode/", s.name, "/auto/gemm_only/pdl/warm_weights"), s.m, s.n,
                   s.k, KernelKind::kAuto, 15, gemm_pdl);
@@ -647,10 +650,8 @@ void Register(int sm_count) {
   for (const BenchShape& s : kFewTileShapes) {
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/fused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Fused());
-    CallMode warm;
-    warm.shared_weights = true;
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/warm_weights"), s.m, s.n, s.k,
-                  KernelKind::kAuto, 15, warm);
+                  KernelKind::kAuto, 15, SharedWeights());
     RegisterTimed(absl::StrCat("fewtiles/", s.name, "/auto/unfused"), s.m, s.n, s.k,
                   KernelKind::kAuto, 15, Unfused());
   }
